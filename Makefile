@@ -1,0 +1,44 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+# Both create .venv with the machine's python3 when it is missing and re-install the
+# project whenever pyproject.toml changes (the stamp files track that).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test lint typecheck pytest bench clean
+
+demo: $(RUNTIME_STAMP)
+	$(BIN)/grounding-router demo
+
+test: $(DEV_STAMP)
+	$(MAKE) lint typecheck pytest
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
+
+pytest: $(DEV_STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+bench: $(DEV_STAMP)
+	@for script in scripts/bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(RUNTIME_STAMP)
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build dist

@@ -1,0 +1,209 @@
+"""The error tree of grounding-router.
+
+Every error the router raises on purpose is a ``RouterError``; nothing else is meant to escape
+``route()``. Each error carries the fields a batch report needs and serialises with ``to_dict()``.
+
+```
+RouterError
+├── RequestValidationError       the request is malformed or contradictory
+├── ConfigurationError           missing key, project or location
+├── ProviderError                vendor, status_code, provider message
+│   ├── ProviderTransientError   429, 408, 5xx, timeouts, connection errors, after retries ran out
+│   └── ProviderRequestError     other 4xx: never retried
+├── ResponseParseError           the provider's reply cannot be used at all
+└── GroundingValidationError
+    └── GroundingRequiredFailedError
+```
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from router.types import LLMResponse
+
+__all__ = [
+    "ConfigurationError",
+    "GroundingRequiredFailedError",
+    "GroundingRequiredReason",
+    "GroundingValidationError",
+    "ProviderError",
+    "ProviderRequestError",
+    "ProviderTransientError",
+    "RequestValidationError",
+    "ResponseParseError",
+    "RouterError",
+]
+
+GroundingRequiredReason = Literal["not_invoked", "no_citations"]
+
+
+class RouterError(Exception):
+    """Base of every error grounding-router raises on purpose.
+
+    The context fields are optional because not every error knows them (a request that fails
+    validation may have no vendor yet); the router fills ``request_id`` and friends in as the
+    error passes through it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        vendor: str | None = None,
+        model: str | None = None,
+        request_id: str | None = None,
+        status_code: int | None = None,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.vendor = vendor
+        self.model = model
+        self.request_id = request_id
+        self.status_code = status_code
+        self.reason = reason
+
+    def with_context(
+        self,
+        *,
+        vendor: str | None = None,
+        model: str | None = None,
+        request_id: str | None = None,
+    ) -> RouterError:
+        """Fill in context fields that are still unset, and return the same error."""
+        self.vendor = self.vendor or vendor
+        self.model = self.model or model
+        self.request_id = self.request_id or request_id
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able view of the error, as a batch output row carries it."""
+        return {
+            "type": type(self).__name__,
+            "message": self.message,
+            "reason": self.reason,
+            "vendor": self.vendor,
+            "model": self.model,
+            "request_id": self.request_id,
+            "status_code": self.status_code,
+        }
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class RequestValidationError(RouterError):
+    """The request is malformed or contradictory; ``field`` names the offending field."""
+
+    def __init__(self, message: str, *, field: str | None = None, **context: Any) -> None:
+        super().__init__(message, reason=context.pop("reason", "invalid_request"), **context)
+        self.field = field
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "field": self.field}
+
+
+class ConfigurationError(RouterError):
+    """A setting the call needs is missing or unusable (API key, project, location)."""
+
+    def __init__(self, message: str, *, setting: str | None = None, **context: Any) -> None:
+        super().__init__(message, reason=context.pop("reason", "configuration"), **context)
+        self.setting = setting
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "setting": self.setting}
+
+
+class ProviderError(RouterError):
+    """The provider answered with an error, or could not be reached."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider_message: str | None = None,
+        attempts: int = 1,
+        **context: Any,
+    ) -> None:
+        super().__init__(message, **context)
+        self.provider_message = provider_message
+        self.attempts = attempts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "provider_message": self.provider_message,
+            "attempts": self.attempts,
+        }
+
+
+class ProviderTransientError(ProviderError):
+    """A retryable failure (429, 408, 409, 5xx, timeout, connection) after retries ran out."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after_s: float | None = None,
+        **context: Any,
+    ) -> None:
+        super().__init__(message, **context)
+        self.retry_after_s = retry_after_s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "retry_after_s": self.retry_after_s}
+
+
+class ProviderRequestError(ProviderError):
+    """The provider rejected the request (a 4xx other than 408/409/429): never retried."""
+
+
+class ResponseParseError(RouterError):
+    """The provider's reply cannot be used at all (not JSON when JSON was asked, no text, ...)."""
+
+    def __init__(self, message: str, **context: Any) -> None:
+        super().__init__(message, reason=context.pop("reason", "unparseable_response"), **context)
+
+
+class GroundingValidationError(RouterError):
+    """A grounding policy rejected the response; the response is kept for forensics."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: LLMResponse | None = None,
+        **context: Any,
+    ) -> None:
+        super().__init__(message, **context)
+        self.response = response
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        if self.response is not None:
+            data["grounded_effective"] = self.response.grounded_effective
+            data["tool_call_count"] = self.response.tool_call_count
+            data["citation_count"] = len(self.response.citations)
+        return data
+
+
+class GroundingRequiredFailedError(GroundingValidationError):
+    """REQUIRED grounding was asked for, but the model did not search or cited nothing.
+
+    ``reason`` is ``"not_invoked"`` (no search ran) or ``"no_citations"`` (it searched, but no
+    citation could be extracted).
+    """
+
+    reason: GroundingRequiredReason
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: GroundingRequiredReason,
+        response: LLMResponse | None = None,
+        **context: Any,
+    ) -> None:
+        super().__init__(message, response=response, reason=reason, **context)

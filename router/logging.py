@@ -1,0 +1,208 @@
+"""Logging: structlog set-up for the CLI, forensic grounding events, and secret redaction.
+
+Library modules only emit events (``structlog.get_logger(__name__)``); they never configure
+structlog. The CLI calls :func:`configure_logging`. Applications that configure structlog
+themselves can put :func:`redact_secrets` and :func:`cap_field_sizes` in their processor chain.
+
+Forensic events (which metadata source a citation came from, how its domain was derived, what
+was dropped and why) are built only while :func:`grounding_debug_enabled` is true, so they cost
+nothing on the hot path otherwise. The router switches them on per call from
+``RouterSettings.debug_grounding`` (``DEBUG_GROUNDING=true``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import threading
+from collections.abc import Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TextIO
+
+import structlog
+
+__all__ = [
+    "MAX_LOG_FIELD_CHARS",
+    "REDACTED",
+    "cap_field_sizes",
+    "configure_logging",
+    "grounding_debug",
+    "grounding_debug_enabled",
+    "redact_secrets",
+    "redact_text",
+    "register_secret",
+]
+
+REDACTED = "[REDACTED]"
+
+# A log field longer than this is cut: a 20 MB provider reply must not become a 20 MB log line.
+MAX_LOG_FIELD_CHARS = 2_000
+
+_GROUNDING_DEBUG: ContextVar[bool] = ContextVar("grounding_debug", default=False)
+
+
+def grounding_debug_enabled() -> bool:
+    """Whether forensic citation-extraction events should be emitted in this context."""
+    return _GROUNDING_DEBUG.get()
+
+
+@contextmanager
+def grounding_debug(enabled: bool) -> Iterator[None]:
+    """Switch forensic events on or off inside the block (task- and thread-local)."""
+    token = _GROUNDING_DEBUG.set(enabled)
+    try:
+        yield
+    finally:
+        _GROUNDING_DEBUG.reset(token)
+
+
+# Keys whose values are secrets whatever they hold (compared lowercased, '-' read as '_').
+_SECRET_KEYS = frozenset(
+    {
+        "authorization",
+        "proxy_authorization",
+        "api_key",
+        "apikey",
+        "x_api_key",
+        "x_goog_api_key",
+        "openai_api_key",
+        "access_token",
+        "vertex_access_token",
+        "refresh_token",
+        "id_token",
+        "client_secret",
+        "password",
+        "secret",
+        "token",
+    }
+)
+
+# Secret shapes inside free text: OpenAI keys, Google API keys and OAuth tokens, bearer tokens
+# and Authorization header lines.
+_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"(?i)\b(authorization\s*[:=]\s*)(?:bearer\s+|basic\s+)?[^\s,;'\"}]+"),
+        r"\1" + REDACTED,
+    ),
+    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + REDACTED),
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{12,}"), REDACTED),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),
+    (re.compile(r"\bya29\.[0-9A-Za-z._-]{10,}"), REDACTED),
+)
+
+
+class _SecretRegistry:
+    """Exact secret values to redact, compiled into one alternation (longest first)."""
+
+    def __init__(self) -> None:
+        self._values: set[str] = set()
+        self._lock = threading.Lock()
+        self.pattern: re.Pattern[str] | None = None
+
+    def add(self, value: str) -> None:
+        with self._lock:
+            if value in self._values:
+                return
+            self._values.add(value)
+            alternatives = sorted(self._values, key=len, reverse=True)
+            self.pattern = re.compile("|".join(re.escape(s) for s in alternatives))
+
+
+_registry = _SecretRegistry()
+
+
+def register_secret(value: str | None) -> None:
+    """Redact this exact value wherever it appears in a log event (keys from settings, tokens)."""
+    if value and len(value) >= 4:
+        _registry.add(value)
+
+
+def redact_text(text: str) -> str:
+    """Remove every known secret and every secret-shaped token from ``text``."""
+    pattern = _registry.pattern
+    if pattern is not None:
+        text = pattern.sub(REDACTED, text)
+    for secret_shape, replacement in _SECRET_PATTERNS:
+        text = secret_shape.sub(replacement, text)
+    return text
+
+
+def _redact_value(key: str | None, value: Any, depth: int = 0) -> Any:
+    if key is not None and key.lower().replace("-", "_") in _SECRET_KEYS and value:
+        return REDACTED
+    if depth > 8:
+        return value
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, Mapping):
+        return {k: _redact_value(str(k), v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_value(None, v, depth + 1) for v in value]
+    if isinstance(value, BaseException):
+        return redact_text(str(value))
+    return value
+
+
+def redact_secrets(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """structlog processor: remove API keys, bearer tokens and Authorization headers."""
+    for key in list(event_dict):
+        event_dict[key] = _redact_value(key, event_dict[key])
+    return event_dict
+
+
+def _cap(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str) and len(value) > MAX_LOG_FIELD_CHARS:
+        return f"{value[:MAX_LOG_FIELD_CHARS]}… [{len(value) - MAX_LOG_FIELD_CHARS} chars cut]"
+    if depth > 4:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _cap(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cap(v, depth + 1) for v in value[:50]]
+    return value
+
+
+def cap_field_sizes(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """structlog processor: cut long strings and long lists so one event stays a readable line."""
+    for key in list(event_dict):
+        event_dict[key] = _cap(event_dict[key])
+    return event_dict
+
+
+def configure_logging(
+    *,
+    json_lines: bool = False,
+    level: str = "info",
+    debug_grounding: bool = False,
+    stream: TextIO | None = None,
+) -> None:
+    """Configure structlog for the CLI: console for people, or JSON lines with ``json_lines``.
+
+    ``debug_grounding`` lowers the level to debug so the forensic events show.
+    """
+    numeric_level = logging.DEBUG if debug_grounding else logging.getLevelName(level.upper())
+    renderer: structlog.typing.Processor
+    if json_lines:
+        renderer = structlog.processors.JSONRenderer()
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=False)
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            cap_field_sizes,
+            redact_secrets,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        cache_logger_on_first_use=False,
+    )

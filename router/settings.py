@@ -1,0 +1,76 @@
+"""Router settings, read from the environment and ``.env`` when built (never at import time).
+
+Provider credentials keep their customary names (``OPENAI_API_KEY``, ``GOOGLE_CLOUD_PROJECT``,
+...); everything that belongs to grounding-router itself lives under the ``GROUNDING_ROUTER_``
+prefix. ``DEBUG_GROUNDING`` keeps its short name because forensic runs switch it on by hand.
+"""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["ENV_PREFIX", "RouterSettings"]
+
+ENV_PREFIX = "GROUNDING_ROUTER_"
+
+
+def _env(name: str) -> AliasChoices:
+    """Accept the customary name and the prefixed one, the customary name first."""
+    return AliasChoices(name, f"{ENV_PREFIX}{name}")
+
+
+class RouterSettings(BaseSettings):
+    """Everything the router reads from its environment, built once at the edge and passed down."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        frozen=True,
+    )
+
+    # OpenAI
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias=_env("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(default=None, validation_alias=_env("OPENAI_BASE_URL"))
+
+    # Vertex AI (google-genai with vertexai=True); credentials come from Application Default
+    # Credentials unless a static access token is given.
+    google_cloud_project: str | None = Field(
+        default=None, validation_alias=_env("GOOGLE_CLOUD_PROJECT")
+    )
+    google_cloud_location: str = Field(
+        default="global", validation_alias=_env("GOOGLE_CLOUD_LOCATION")
+    )
+    vertex_base_url: str | None = Field(
+        default=None, description="Override of the Vertex API endpoint (the emulator, a proxy)."
+    )
+    vertex_access_token: SecretStr | None = Field(
+        default=None, description="A ready OAuth access token used instead of ADC."
+    )
+
+    # Calls and retries: one retry layer (the router's); the SDKs' own retries are off.
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=10)
+    retry_initial_delay_s: float = Field(default=0.5, ge=0)
+    retry_max_delay_s: float = Field(default=8.0, ge=0)
+    retry_after_cap_s: float = Field(default=30.0, ge=0)
+
+    # REQUIRED grounding: ask once more when the model skipped the search.
+    reask_on_required_failure: bool = False
+
+    # Optional resolution of redirect URLs to find the true source domain (network; off).
+    resolve_redirects: bool = False
+    resolver_timeout_s: float = Field(default=2.0, gt=0)
+    resolver_max_concurrency: int = Field(default=8, ge=1)
+    resolver_cache_ttl_s: float = Field(default=3600.0, ge=0)
+
+    # Forensics: debug events for every citation extraction step.
+    debug_grounding: bool = Field(default=False, validation_alias=_env("DEBUG_GROUNDING"))
+
+    def secret_values(self) -> list[str]:
+        """The secrets these settings hold, for the log redaction processor."""
+        secrets = (self.openai_api_key, self.vertex_access_token)
+        return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]

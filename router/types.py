@@ -1,0 +1,274 @@
+"""Request, response and citation types shared by the router, the adapters and ALS.
+
+``LLMRequest`` accepts a model or a plain dict; whatever way it is built, bad input raises
+``RequestValidationError`` with a message that names the field and what was wrong with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
+from typing_extensions import TypedDict
+
+from router.errors import RequestValidationError
+
+__all__ = [
+    "Citation",
+    "GroundingMode",
+    "LLMRequest",
+    "LLMResponse",
+    "Message",
+    "Role",
+    "SourceType",
+    "Span",
+    "Usage",
+    "UserLocation",
+    "Vendor",
+]
+
+Vendor = Literal["openai", "vertex"]
+GroundingMode = Literal["AUTO", "REQUIRED"]
+Role = Literal["system", "user", "assistant"]
+SourceType = Literal["web", "doc", "news", "video", "unknown"]
+
+VENDORS: tuple[Vendor, ...] = ("openai", "vertex")
+
+
+class Span(TypedDict):
+    """Character offsets ``[start, end)`` into ``LLMResponse.content`` and the text they cover."""
+
+    start: int
+    end: int
+    text: str
+
+
+class Citation(TypedDict):
+    """The uniform citation: exactly these ten keys, whatever the provider (DESIGN.md section 3)."""
+
+    provider: Vendor
+    url: str | None
+    source_domain: str
+    title: str | None
+    snippet: str | None
+    source_type: SourceType
+    rank: int | None
+    raw: dict[str, Any]
+    spans: list[Span]
+    cited: bool
+
+
+class _StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Message(_StrictModel):
+    """One chat turn."""
+
+    role: Role
+    content: str
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty or only whitespace")
+        return value
+
+
+_ISO_COUNTRY = re.compile(r"^[A-Za-z]{2}$")
+
+
+class UserLocation(_StrictModel):
+    """Where the end user is; passed to the provider's search where it has a field for it."""
+
+    country: str | None = None
+    region: str | None = None
+    city: str | None = None
+    timezone: str | None = None
+
+    @field_validator("country")
+    @classmethod
+    def _iso_country(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not _ISO_COUNTRY.match(value):
+            raise ValueError(
+                f"must be a two-letter ISO 3166-1 country code such as 'DE', not {value!r}"
+            )
+        return value.upper()
+
+
+class LLMRequest(_StrictModel):
+    """What a pipeline asks for. ``json_schema`` implies ``json_mode``."""
+
+    vendor: Vendor
+    model: str
+    messages: list[Message] = Field(min_length=1)
+    grounded: bool = False
+    grounding_mode: GroundingMode = "AUTO"
+    json_mode: bool = False
+    json_schema: dict[str, Any] | None = None
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    timeout_s: float | None = Field(default=None, gt=0.0)
+    request_id: str | None = None
+    user_location: UserLocation | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("vendor", "grounding_mode", mode="before")
+    @classmethod
+    def _case_insensitive(cls, value: Any, info: Any) -> Any:
+        if isinstance(value, str):
+            return value.upper() if info.field_name == "grounding_mode" else value.lower()
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _model_name(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must name a model, such as 'gpt-5' or 'gemini-2.5-flash'")
+        return value.strip()
+
+    @field_validator("json_schema")
+    @classmethod
+    def _object_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        declared = value.get("type")
+        if declared != "object" and not (declared is None and "properties" in value):
+            raise ValueError(
+                'must be a JSON Schema for an object (with "type": "object"), '
+                f"got a schema of type {declared!r}"
+            )
+        return value
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _report_as_request_error(
+        cls, data: Any, handler: ModelWrapValidatorHandler[LLMRequest]
+    ) -> LLMRequest:
+        request_id = data.get("request_id") if isinstance(data, Mapping) else None
+        if data is not None and not isinstance(data, Mapping | LLMRequest):
+            raise RequestValidationError(
+                f"request: expected an object with vendor, model and messages, "
+                f"got {type(data).__name__}",
+                field="request",
+            )
+        try:
+            request = handler(data)
+        except ValidationError as exc:
+            raise _request_error(exc, request_id) from None
+        return _check_consistency(request)
+
+    @property
+    def wants_json(self) -> bool:
+        """True when the caller asked for a JSON answer (``json_mode`` or a schema)."""
+        return self.json_mode or self.json_schema is not None
+
+    @property
+    def requires_grounding(self) -> bool:
+        """True when REQUIRED grounding applies and must be post-validated."""
+        return self.grounded and self.grounding_mode == "REQUIRED"
+
+
+def _check_consistency(request: LLMRequest) -> LLMRequest:
+    """Cross-field rules that single fields cannot express."""
+    if request.grounding_mode == "REQUIRED" and not request.grounded:
+        raise RequestValidationError(
+            "grounding_mode: REQUIRED needs grounded=True (REQUIRED grounding of an ungrounded "
+            "request can never pass); set grounded=True or use grounding_mode='AUTO'",
+            field="grounding_mode",
+            request_id=request.request_id,
+        )
+    if not any(message.role == "user" for message in request.messages):
+        raise RequestValidationError(
+            "messages: needs at least one message with role 'user'",
+            field="messages",
+            request_id=request.request_id,
+        )
+    if request.json_schema is not None and not request.json_mode:
+        # A schema implies JSON mode; the model is frozen, so copy rather than mutate.
+        return request.model_copy(update={"json_mode": True})
+    return request
+
+
+def _request_error(exc: ValidationError, request_id: Any) -> RequestValidationError:
+    errors = exc.errors(include_url=False)
+    parts = [_describe(error) for error in errors]
+    first_field = _location(errors[0]) if errors else None
+    return RequestValidationError(
+        "; ".join(parts),
+        field=first_field,
+        request_id=request_id if isinstance(request_id, str) else None,
+    )
+
+
+def _location(error: ErrorDetails) -> str:
+    return ".".join(str(part) for part in error["loc"]) or "request"
+
+
+def _describe(error: ErrorDetails) -> str:
+    where = _location(error)
+    kind = error["type"]
+    if kind == "missing":
+        return f"{where}: is required"
+    if kind == "extra_forbidden":
+        return f"{where}: unknown field"
+    if where == "vendor" and kind == "literal_error":
+        choices = ", ".join(repr(v) for v in VENDORS)
+        return f"vendor: unknown vendor {error['input']!r}; expected one of {choices}"
+    message = error["msg"].removeprefix("Value error, ")
+    if kind == "value_error":  # our own validators already say what they got
+        return f"{where}: {message}"
+    shown = repr(error["input"])
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{where}: {message} (got {shown})"
+
+
+class Usage(BaseModel):
+    """Token counts as the provider reported them (None when it did not)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+class LLMResponse(BaseModel):
+    """The router's answer: text (or JSON), uniform citations, and grounding evidence.
+
+    ``metadata`` always holds ``citations`` and ``grounded_effective`` (the same values as the
+    fields), ``two_step``, ``tool_call_count`` and the extraction ``warnings``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str | None = None
+    vendor: Vendor
+    model: str
+    model_version: str | None = None
+    content: str
+    parsed: Any = None
+    grounded_effective: bool = False
+    tool_call_count: int = 0
+    web_search_queries: list[str] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    search_entry_point: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: float = 0.0
+    attempts: int = 1
+    metadata: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,28 @@
+"""Shared fixtures: an environment with no real provider credentials, and test settings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from router.settings import RouterSettings
+
+# Real credentials on a developer machine must never reach a test, and the SDKs change branch
+# on these variables (sdk-notes: GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, ...).
+_PROVIDER_ENV_PREFIXES = ("OPENAI_", "GOOGLE_", "GEMINI_", "GROUNDING_ROUTER_", "VERTEX")
+for _name in list(os.environ):
+    if _name.startswith(_PROVIDER_ENV_PREFIXES) or _name == "DEBUG_GROUNDING":
+        del os.environ[_name]
+
+
+@pytest.fixture
+def make_settings() -> Callable[..., RouterSettings]:
+    """Build settings from keyword overrides only, ignoring any .env in the working directory."""
+
+    def build(**overrides: Any) -> RouterSettings:
+        return RouterSettings(_env_file=None, **overrides)
+
+    return build

@@ -1,0 +1,61 @@
+"""RouterSettings from the environment and from .env."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from router.settings import RouterSettings
+
+
+def test_defaults_without_environment() -> None:
+    """With nothing set, keys are absent and retries and timeouts have documented defaults."""
+    settings = RouterSettings(_env_file=None)
+    assert settings.openai_api_key is None
+    assert settings.google_cloud_location == "global"
+    assert settings.max_attempts == 3
+    assert settings.timeout_s == 60.0
+    assert settings.resolve_redirects is False
+    assert settings.debug_grounding is False
+
+
+def test_customary_and_prefixed_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Provider variables keep their usual names; router settings use GROUNDING_ROUTER_."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-key-0123456789")
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj")
+    monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "5")
+    monkeypatch.setenv("GROUNDING_ROUTER_VERTEX_BASE_URL", "http://127.0.0.1:9/")
+    monkeypatch.setenv("DEBUG_GROUNDING", "true")
+    settings = RouterSettings(_env_file=None)
+    assert settings.openai_api_key is not None
+    assert settings.openai_api_key.get_secret_value() == "sk-env-key-0123456789"
+    assert settings.google_cloud_project == "proj"
+    assert settings.max_attempts == 5
+    assert settings.vertex_base_url == "http://127.0.0.1:9/"
+    assert settings.debug_grounding is True
+
+
+def test_dotenv_file(tmp_path: Path) -> None:
+    """Values are read from a .env file, and the environment wins over it."""
+    env_file = tmp_path / ".env"
+    env_file.write_text("OPENAI_API_KEY=sk-from-dotenv-0123456789\nGROUNDING_ROUTER_TIMEOUT_S=7\n")
+    settings = RouterSettings(_env_file=env_file)
+    assert settings.openai_api_key is not None
+    assert settings.openai_api_key.get_secret_value() == "sk-from-dotenv-0123456789"
+    assert settings.timeout_s == 7.0
+
+
+def test_secrets_are_hidden_in_repr() -> None:
+    """Printing settings never shows a key."""
+    settings = RouterSettings(_env_file=None, openai_api_key="sk-secret-value-0123456789")
+    assert "sk-secret-value" not in repr(settings)
+    assert "sk-secret-value" not in str(settings.model_dump())
+    assert settings.secret_values() == ["sk-secret-value-0123456789"]
+
+
+def test_invalid_value_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A nonsense retry count is an error at start-up, not a surprise later."""
+    monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "0")
+    with pytest.raises(ValueError, match="max_attempts"):
+        RouterSettings(_env_file=None)

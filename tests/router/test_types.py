@@ -1,0 +1,110 @@
+"""LLMRequest validation and the response types."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router import LLMRequest, LLMResponse, RequestValidationError
+
+BAD_REQUESTS = json.loads((Path(__file__).parents[1] / "data" / "bad_requests.json").read_text())
+
+VALID = {"vendor": "openai", "model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize("row", BAD_REQUESTS, ids=[row["id"] for row in BAD_REQUESTS])
+def test_bad_request_names_field_and_problem(row: dict[str, Any]) -> None:
+    """Every malformed request raises RequestValidationError naming the field and the problem."""
+    with pytest.raises(RequestValidationError) as caught:
+        LLMRequest.model_validate(row["request"])
+    assert row["fragment"] in str(caught.value)
+    assert caught.value.field == row["field"]
+
+
+def test_bad_request_table_is_large_enough() -> None:
+    """The table covers at least fifteen distinct mistakes."""
+    assert len({row["id"] for row in BAD_REQUESTS}) >= 15
+
+
+def test_constructor_raises_the_same_error() -> None:
+    """Building with keywords reports errors the same way as model_validate."""
+    with pytest.raises(RequestValidationError, match="vendor: unknown vendor 'bedrock'"):
+        LLMRequest(vendor="bedrock", model="m", messages=[])  # type: ignore[arg-type]
+
+
+def test_request_error_keeps_request_id() -> None:
+    """The error keeps the request_id so a batch row can be matched to its input."""
+    with pytest.raises(RequestValidationError, match="messages") as caught:
+        LLMRequest.model_validate({**VALID, "messages": [], "request_id": "r-7"})
+    assert caught.value.request_id == "r-7"
+    assert caught.value.to_dict()["field"] == "messages"
+
+
+def test_several_problems_are_all_reported() -> None:
+    """One message lists every invalid field, separated by semicolons."""
+    with pytest.raises(RequestValidationError) as caught:
+        LLMRequest.model_validate({"vendor": "x", "messages": []})
+    message = str(caught.value)
+    assert "vendor:" in message
+    assert "model: is required" in message
+    assert "messages:" in message
+
+
+def test_json_schema_implies_json_mode() -> None:
+    """A request with a schema is a JSON request even without json_mode."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    request = LLMRequest.model_validate({**VALID, "json_schema": schema})
+    assert request.json_mode is True
+    assert request.wants_json
+
+
+def test_vendor_and_mode_are_case_insensitive() -> None:
+    """'OpenAI' and 'required' are accepted and normalised."""
+    request = LLMRequest.model_validate(
+        {**VALID, "vendor": "OpenAI", "grounded": True, "grounding_mode": "required"}
+    )
+    assert request.vendor == "openai"
+    assert request.grounding_mode == "REQUIRED"
+    assert request.requires_grounding
+
+
+def test_country_is_upper_cased() -> None:
+    """user_location.country is stored as upper-case ISO-2."""
+    request = LLMRequest.model_validate({**VALID, "user_location": {"country": "de"}})
+    assert request.user_location is not None
+    assert request.user_location.country == "DE"
+
+
+def test_model_instance_round_trips() -> None:
+    """A request dumped to JSON validates back to an equal request."""
+    request = LLMRequest.model_validate({**VALID, "grounded": True, "request_id": "a"})
+    assert LLMRequest.model_validate_json(request.model_dump_json()) == request
+
+
+def test_response_serialises_citations_to_json() -> None:
+    """LLMResponse, citations included, survives a JSON round trip."""
+    citation = {
+        "provider": "openai",
+        "url": "https://example.com/a",
+        "source_domain": "example.com",
+        "title": "A",
+        "snippet": None,
+        "source_type": "web",
+        "rank": 1,
+        "raw": {"type": "url_citation"},
+        "spans": [{"start": 0, "end": 3, "text": "abc"}],
+        "cited": True,
+    }
+    response = LLMResponse(
+        vendor="openai",
+        model="gpt-5",
+        content="abc",
+        citations=[citation],  # type: ignore[list-item]
+        metadata={"citations": [citation], "grounded_effective": True},
+    )
+    again = LLMResponse.model_validate_json(response.model_dump_json())
+    assert again.citations == [citation]
+    assert again.metadata["citations"] == [citation]
