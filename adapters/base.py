@@ -49,3 +49,11 @@ class Adapter(Protocol):
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
         ...
+
+    def close(self) -> None:
+        """Release the SDK clients this adapter holds (sync ones; async ones where possible)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the async SDK clients created on the running event loop."""
+        ...

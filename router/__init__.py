@@ -1,23 +1,55 @@
 """grounding-router: grounded LLM answers with uniform citations, one ``route()`` for all providers.
 
-``import router`` loads no provider SDK: the adapters are imported when a call first needs them.
+``import router`` is cheap and loads no provider SDK: the public names below are imported on
+first access (PEP 562), and the adapters only when a call first needs them.
 """
 
-from router.errors import (
-    ConfigurationError,
-    GroundingRequiredFailedError,
-    GroundingValidationError,
-    ProviderError,
-    ProviderRequestError,
-    ProviderTransientError,
-    RequestValidationError,
-    ResponseParseError,
-    RouterError,
-)
-from router.settings import RouterSettings
-from router.types import Citation, LLMRequest, LLMResponse, Message, Span, Usage, UserLocation
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from router.errors import (
+        ConfigurationError,
+        GroundingRequiredFailedError,
+        GroundingValidationError,
+        ProviderError,
+        ProviderRequestError,
+        ProviderTransientError,
+        RequestValidationError,
+        ResponseParseError,
+        RouterError,
+    )
+    from router.settings import RouterSettings
+    from router.types import Citation, LLMRequest, LLMResponse, Message, Span, Usage, UserLocation
+    from router.unified_llm_adapter import Router, UnifiedLLMAdapter, aroute, route
 
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Citation": "router.types",
+    "ConfigurationError": "router.errors",
+    "GroundingRequiredFailedError": "router.errors",
+    "GroundingValidationError": "router.errors",
+    "LLMRequest": "router.types",
+    "LLMResponse": "router.types",
+    "Message": "router.types",
+    "ProviderError": "router.errors",
+    "ProviderRequestError": "router.errors",
+    "ProviderTransientError": "router.errors",
+    "RequestValidationError": "router.errors",
+    "ResponseParseError": "router.errors",
+    "Router": "router.unified_llm_adapter",
+    "RouterError": "router.errors",
+    "RouterSettings": "router.settings",
+    "Span": "router.types",
+    "UnifiedLLMAdapter": "router.unified_llm_adapter",
+    "Usage": "router.types",
+    "UserLocation": "router.types",
+    "aroute": "router.unified_llm_adapter",
+    "route": "router.unified_llm_adapter",
+}
 
 __all__ = [
     "Citation",
@@ -32,10 +64,27 @@ __all__ = [
     "ProviderTransientError",
     "RequestValidationError",
     "ResponseParseError",
+    "Router",
     "RouterError",
     "RouterSettings",
     "Span",
+    "UnifiedLLMAdapter",
     "Usage",
     "UserLocation",
     "__version__",
+    "aroute",
+    "route",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'router' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

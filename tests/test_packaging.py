@@ -40,11 +40,15 @@ def test_public_api_is_exact() -> None:
         "RequestValidationError",
         "ResponseParseError",
         "RouterError",
+        "Router",
         "RouterSettings",
         "Span",
         "Usage",
+        "UnifiedLLMAdapter",
         "UserLocation",
         "__version__",
+        "aroute",
+        "route",
     }
     assert set(router.__all__) == expected
     assert len(router.__all__) == len(expected)

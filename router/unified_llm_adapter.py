@@ -1,0 +1,314 @@
+"""UnifiedLLMAdapter: the single entry point backend pipelines call.
+
+``route(request)`` validates the request, picks the vendor's adapter (imported lazily, created
+once and reused), runs it under the one retry layer, assembles the ``LLMResponse`` and runs the
+grounding validators, which fail closed. Only ``RouterError`` subclasses leave this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import structlog
+
+from adapters.base import Adapter, AdapterResult
+from router.errors import GroundingRequiredFailedError, RouterError
+from router.logging import grounding_debug, register_secret
+from router.retry import AsyncSleep, RetryPolicy, Sleep
+from router.settings import RouterSettings
+from router.types import LLMRequest, LLMResponse, Vendor
+from router.validation import DEFAULT_VALIDATORS, Validator, run_validators
+
+__all__ = ["RequestInput", "Router", "UnifiedLLMAdapter", "aroute", "as_request", "route"]
+
+RequestInput = LLMRequest | Mapping[str, Any]
+T = TypeVar("T")
+
+log = structlog.get_logger(__name__)
+
+# Adapters are imported on first use so that `import router` never loads a provider SDK.
+_ADAPTER_CLASSES: dict[Vendor, tuple[str, str]] = {
+    "openai": ("adapters.openai_adapter", "OpenAIAdapter"),
+    "vertex": ("adapters.vertex_adapter", "VertexAdapter"),
+}
+
+
+def as_request(request: RequestInput) -> LLMRequest:
+    """Accept an ``LLMRequest`` or a plain dict; bad input raises ``RequestValidationError``."""
+    if isinstance(request, LLMRequest):
+        return request
+    return LLMRequest.model_validate(request)
+
+
+class UnifiedLLMAdapter:
+    """Routes requests to provider adapters; safe to share between threads and tasks.
+
+    ``adapters`` replaces the built-in adapter of a vendor (tests, custom transports);
+    ``validators`` replaces the grounding checks; ``sleep``/``async_sleep`` are what the retry
+    layer waits with, injectable so tests never wait.
+    """
+
+    def __init__(
+        self,
+        settings: RouterSettings | None = None,
+        *,
+        adapters: Mapping[Vendor, Adapter] | None = None,
+        validators: Sequence[Validator] = DEFAULT_VALIDATORS,
+        sleep: Sleep = time.sleep,
+        async_sleep: AsyncSleep = asyncio.sleep,
+    ) -> None:
+        self.settings = settings if settings is not None else RouterSettings()
+        self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
+        self._adapters_lock = threading.Lock()
+        self._validators = tuple(validators)
+        self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
+        for secret in self.settings.secret_values():
+            register_secret(secret)
+
+    @classmethod
+    def from_env(cls, **options: Any) -> Self:
+        """Build settings once from the environment and ``.env``, then the router."""
+        return cls(RouterSettings(), **options)
+
+    def adapter_for(self, vendor: Vendor) -> Adapter:
+        """The vendor's adapter, imported and created on first use, then reused."""
+        adapter = self._adapters.get(vendor)
+        if adapter is not None:
+            return adapter
+        with self._adapters_lock:
+            adapter = self._adapters.get(vendor)
+            if adapter is None:
+                module_name, class_name = _ADAPTER_CLASSES[vendor]
+                adapter_class = getattr(importlib.import_module(module_name), class_name)
+                adapter = self._adapters[vendor] = adapter_class()
+            return adapter
+
+    def route(self, request: RequestInput) -> LLMResponse:
+        """Send one request and return the validated response, or raise a ``RouterError``."""
+        started = time.perf_counter()
+        checked = as_request(request)
+        with grounding_debug(self.settings.debug_grounding):
+            try:
+                return self._route_once(checked, started, attempts_before=0)
+            except GroundingRequiredFailedError as failure:
+                if not self.settings.reask_on_required_failure:
+                    raise
+                self._log_reask(checked, failure)
+                earlier = failure.response.attempts if failure.response else 1
+                return self._route_once(checked, started, attempts_before=earlier)
+
+    async def aroute(self, request: RequestInput) -> LLMResponse:
+        """The async twin of :meth:`route`."""
+        started = time.perf_counter()
+        checked = as_request(request)
+        with grounding_debug(self.settings.debug_grounding):
+            try:
+                return await self._aroute_once(checked, started, attempts_before=0)
+            except GroundingRequiredFailedError as failure:
+                if not self.settings.reask_on_required_failure:
+                    raise
+                self._log_reask(checked, failure)
+                earlier = failure.response.attempts if failure.response else 1
+                return await self._aroute_once(checked, started, attempts_before=earlier)
+
+    def close(self) -> None:
+        """Release the SDK clients of every adapter created so far."""
+        with self._adapters_lock:
+            adapters = list(self._adapters.values())
+        for adapter in adapters:
+            adapter.close()
+
+    async def aclose(self) -> None:
+        """Release the async SDK clients created on the running event loop, then the rest."""
+        with self._adapters_lock:
+            adapters = list(self._adapters.values())
+        for adapter in adapters:
+            await adapter.aclose()
+            adapter.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- one pass: adapter under retries, then assembly and validation ----------------------
+
+    def _route_once(self, request: LLMRequest, started: float, attempts_before: int) -> LLMResponse:
+        try:
+            adapter = _guarded(lambda: self.adapter_for(request.vendor))
+            result, attempts = self._retry.call(
+                lambda: _guarded(lambda: adapter.complete(request, self.settings))
+            )
+            return self._finish(request, result, attempts_before + attempts, started)
+        except RouterError as error:
+            self._fail(request, error)
+            raise
+
+    async def _aroute_once(
+        self, request: LLMRequest, started: float, attempts_before: int
+    ) -> LLMResponse:
+        try:
+            adapter = _guarded(lambda: self.adapter_for(request.vendor))
+
+            async def attempt() -> AdapterResult:
+                return await _aguarded(lambda: adapter.acomplete(request, self.settings))
+
+            result, attempts = await self._retry.acall(attempt)
+            return self._finish(request, result, attempts_before + attempts, started)
+        except RouterError as error:
+            self._fail(request, error)
+            raise
+
+    def _finish(
+        self, request: LLMRequest, result: AdapterResult, attempts: int, started: float
+    ) -> LLMResponse:
+        response = _guarded(lambda: _assemble(request, result, attempts, started))
+        for warning in result.warnings:
+            log.warning(
+                warning, vendor=request.vendor, model=request.model, request_id=request.request_id
+            )
+        run_validators(self._validators, request, response)
+        log.debug(
+            "route_completed",
+            vendor=request.vendor,
+            model=request.model,
+            request_id=request.request_id,
+            attempts=attempts,
+            citations=len(response.citations),
+            grounded_effective=response.grounded_effective,
+            latency_ms=round(response.latency_ms, 1),
+        )
+        return response
+
+    @staticmethod
+    def _fail(request: LLMRequest, error: RouterError) -> None:
+        """Add the request's context to the error and log it once."""
+        error.with_context(
+            vendor=request.vendor, model=request.model, request_id=request.request_id
+        )
+        log.warning(
+            "route_failed",
+            vendor=request.vendor,
+            model=request.model,
+            request_id=request.request_id,
+            error=type(error).__name__,
+            reason=error.reason,
+            status_code=error.status_code,
+        )
+
+    @staticmethod
+    def _log_reask(request: LLMRequest, failure: GroundingRequiredFailedError) -> None:
+        log.info(
+            "grounding_required_reask",
+            vendor=request.vendor,
+            model=request.model,
+            request_id=request.request_id,
+            reason=failure.reason,
+        )
+
+
+Router = UnifiedLLMAdapter
+
+
+def _assemble(
+    request: LLMRequest, result: AdapterResult, attempts: int, started: float
+) -> LLMResponse:
+    metadata: dict[str, Any] = dict(result.metadata)
+    metadata.update(
+        citations=result.citations,
+        grounded_effective=result.grounded_effective,
+        two_step=bool(result.metadata.get("two_step", False)),
+        tool_call_count=result.tool_call_count,
+        warnings=list(result.warnings),
+    )
+    if request.metadata:
+        metadata["request_metadata"] = request.metadata
+    return LLMResponse(
+        request_id=request.request_id,
+        vendor=request.vendor,
+        model=request.model,
+        model_version=result.model_version,
+        content=result.content,
+        parsed=result.parsed,
+        grounded_effective=result.grounded_effective,
+        tool_call_count=result.tool_call_count,
+        web_search_queries=result.web_search_queries,
+        citations=result.citations,
+        search_entry_point=result.search_entry_point,
+        usage=result.usage,
+        latency_ms=(time.perf_counter() - started) * 1000.0,
+        attempts=attempts,
+        metadata=metadata,
+    )
+
+
+def _unexpected(exc: Exception) -> RouterError:
+    return RouterError(
+        f"unexpected {type(exc).__name__} inside the router: {exc}", reason="unexpected_error"
+    )
+
+
+def _guarded(call: Callable[[], T]) -> T:
+    """Run ``call``; anything outside the RouterError tree becomes a RouterError (not retried)."""
+    try:
+        return call()
+    except RouterError:
+        raise
+    except Exception as exc:
+        raise _unexpected(exc) from exc
+
+
+async def _aguarded(call: Callable[[], Awaitable[T]]) -> T:
+    try:
+        return await call()
+    except RouterError:
+        raise
+    except Exception as exc:
+        raise _unexpected(exc) from exc
+
+
+_default_router: UnifiedLLMAdapter | None = None
+_default_router_lock = threading.Lock()
+
+
+def _shared_router() -> UnifiedLLMAdapter:
+    """The process-wide router behind ``route()``, built from the environment on first use."""
+    global _default_router  # noqa: PLW0603 - one lazily built router per process, on purpose
+    if _default_router is None:
+        with _default_router_lock:
+            if _default_router is None:
+                _default_router = UnifiedLLMAdapter.from_env()
+    return _default_router
+
+
+def route(request: RequestInput) -> LLMResponse:
+    """Route one request with the process-wide router (settings from the environment)."""
+    return _shared_router().route(request)
+
+
+async def aroute(request: RequestInput) -> LLMResponse:
+    """The async twin of :func:`route`."""
+    return await _shared_router().aroute(request)
