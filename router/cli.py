@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from router import __version__
+from router.commands import batch
 from router.commands.exit_codes import ExitCode
 from router.commands.pending import register_pending
 
@@ -52,13 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Builds one request from flags or a JSON file, routes it, and prints the answer and "
         "a citations table (or the full response as JSON).",
     )
-    register_pending(
-        subparsers,
-        "batch",
-        "run a JSONL file of requests with REQUIRED grounding at volume",
-        "Runs every request of a JSONL file concurrently and writes one result line per "
-        "request, resumable, with progress and a summary.",
-    )
+    batch.register(subparsers)
     register_pending(
         subparsers,
         "als",

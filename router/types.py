@@ -123,7 +123,7 @@ class LLMRequest(_StrictModel):
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_output_tokens: int | None = Field(default=None, gt=0)
     timeout_s: float | None = Field(default=None, gt=0.0)
-    request_id: str | None = None
+    request_id: str | None = Field(default=None, min_length=1)
     user_location: UserLocation | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 

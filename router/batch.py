@@ -1,0 +1,227 @@
+"""Run a JSONL file of requests at volume: REQUIRED-grounding batch jobs.
+
+Every input line produces exactly one output row, ``{request_id, ok, response | error}``, written
+whole and flushed as it arrives (see :mod:`router.batch_output`). Failures of any kind become
+error rows, never a crash. The input is streamed through a bounded queue, so memory stays flat
+however long the file. ``resume=True`` skips the ids already in the output, so a killed run,
+resumed, ends with every request_id exactly once. Setting ``stop`` (the CLI does on SIGINT/SIGTERM)
+stops feeding new requests, gives those in flight ``grace_s`` to finish, cancels the rest (they
+get no row, so a resume runs them) and returns a summary marked ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from router.batch_input import BatchItem, count_requests, read_requests
+from router.batch_output import ResultWriter, error_row, existing_request_ids, success_row
+from router.batch_stats import BatchStats, BatchSummary
+from router.errors import RouterError
+from router.settings import RouterSettings
+from router.unified_llm_adapter import UnifiedLLMAdapter
+
+__all__ = ["BatchStats", "BatchSummary", "ProgressCallback", "arun_batch", "run_batch"]
+
+ProgressCallback = Callable[[BatchStats], None]
+
+log = structlog.get_logger(__name__)
+
+
+def run_batch(input_path: str | Path, output_path: str | Path, **options: Any) -> BatchSummary:
+    """Run a batch to completion in a new event loop; see :func:`arun_batch` for the options."""
+    return asyncio.run(arun_batch(input_path, output_path, **options))
+
+
+async def arun_batch(
+    input_path: str | Path,
+    output_path: str | Path,
+    *,
+    router: UnifiedLLMAdapter | None = None,
+    settings: RouterSettings | None = None,
+    concurrency: int = 16,
+    max_rps: float | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    stop: asyncio.Event | None = None,
+    grace_s: float = 10.0,
+    on_progress: ProgressCallback | None = None,
+) -> BatchSummary:
+    """Run every request of ``input_path`` and write one row per request to ``output_path``.
+
+    ``concurrency`` requests are in flight at once; ``max_rps`` caps the request rate per vendor.
+    An existing, non-empty output file is an error unless ``resume`` (continue it) or
+    ``overwrite`` (start over) says what to do with it.
+    """
+    source, target = Path(input_path), Path(output_path)
+    _check_paths(source, target, resume=resume, overwrite=overwrite)
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    limiters = _RateLimits(max_rps)
+    done_ids, keep_bytes = existing_request_ids(target) if resume else (set(), 0)
+    stats = BatchStats(total=count_requests(source))
+    run = _BatchRun(
+        router=router or UnifiedLLMAdapter(settings or RouterSettings()),
+        writer=ResultWriter(target, keep_bytes=keep_bytes),
+        stats=stats,
+        limiters=limiters,
+        stop=stop or asyncio.Event(),
+        on_progress=on_progress,
+    )
+    started = time.perf_counter()
+    try:
+        interrupted = await run.execute(source, done_ids, concurrency, grace_s)
+    finally:
+        run.writer.close()
+        if router is None:
+            await run.router.aclose()
+    summary = stats.summary(elapsed_s=time.perf_counter() - started, interrupted=interrupted)
+    log.info("batch_finished", done=summary.done, skipped=summary.skipped, **summary.outcomes)
+    return summary
+
+
+def _check_paths(source: Path, target: Path, *, resume: bool, overwrite: bool) -> None:
+    if not source.is_file():
+        raise FileNotFoundError(f"input file not found: {source}")
+    if resume and overwrite:
+        raise ValueError("resume and overwrite contradict each other: choose one")
+    if target.exists() and target.stat().st_size > 0 and not (resume or overwrite):
+        raise FileExistsError(
+            f"{target} already holds results: resume to continue it, or overwrite to start over"
+        )
+    if overwrite:
+        target.unlink(missing_ok=True)
+
+
+class _RateLimits:
+    """One request-rate limiter per vendor, or none at all."""
+
+    def __init__(self, max_rps: float | None) -> None:
+        if max_rps is not None and max_rps <= 0:
+            raise ValueError(f"max_rps must be positive, not {max_rps}")
+        self._max_rps = max_rps
+        self._limiters: dict[str, AbstractAsyncContextManager[Any]] = {}
+
+    def for_vendor(self, vendor: str) -> AbstractAsyncContextManager[Any]:
+        if self._max_rps is None:
+            return nullcontext()
+        limiter = self._limiters.get(vendor)
+        if limiter is None:
+            from aiolimiter import AsyncLimiter
+
+            # A one-second bucket of max_rps: short bursts up to the rate, never above it.
+            limiter = self._limiters[vendor] = AsyncLimiter(self._max_rps, 1.0)
+        return limiter
+
+
+class _BatchRun:
+    """The tasks of one run: a producer reading the input, consumers routing, one writer."""
+
+    def __init__(
+        self,
+        *,
+        router: UnifiedLLMAdapter,
+        writer: ResultWriter,
+        stats: BatchStats,
+        limiters: _RateLimits,
+        stop: asyncio.Event,
+        on_progress: ProgressCallback | None,
+    ) -> None:
+        self.router = router
+        self.writer = writer
+        self.stats = stats
+        self.limiters = limiters
+        self.stop = stop
+        self.on_progress = on_progress
+        self.input_exhausted = False
+        self.abandoned = 0
+
+    async def execute(
+        self, source: Path, done_ids: set[str], concurrency: int, grace_s: float
+    ) -> bool:
+        """Run to the end of the input, or until ``stop``; return True when interrupted."""
+        queue: asyncio.Queue[BatchItem | None] = asyncio.Queue(maxsize=concurrency * 2)
+        producer = asyncio.create_task(self._produce(source, done_ids, queue, concurrency))
+        consumers = [asyncio.create_task(self._consume(queue)) for _ in range(concurrency)]
+        workers = asyncio.gather(producer, *consumers)
+        stopped = asyncio.create_task(self.stop.wait())
+        either: set[asyncio.Future[Any]] = {workers, stopped}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        if workers.done():
+            stopped.cancel()
+            workers.result()  # surface a bug in the runner itself rather than hide it
+            return not self.input_exhausted or self.abandoned > 0
+        log.warning(
+            "batch_stopping", in_flight=sum(not c.done() for c in consumers), grace_s=grace_s
+        )
+        producer.cancel()
+        _, pending = await asyncio.wait(consumers, timeout=grace_s)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*consumers, producer, return_exceptions=True)
+        return True
+
+    async def _produce(
+        self,
+        source: Path,
+        done_ids: set[str],
+        queue: asyncio.Queue[BatchItem | None],
+        concurrency: int,
+    ) -> None:
+        try:
+            for item in read_requests(source):
+                if item.request_id in done_ids:
+                    self.stats.skipped += 1
+                    continue
+                if item.error is not None or item.request is None:
+                    self._record(item, error=item.error)
+                    continue
+                await queue.put(item)
+                if self.stop.is_set():
+                    return
+            self.input_exhausted = True
+        finally:
+            for _ in range(concurrency):
+                await queue.put(None)
+
+    async def _consume(self, queue: asyncio.Queue[BatchItem | None]) -> None:
+        while (item := await queue.get()) is not None:
+            if self.stop.is_set():
+                self.abandoned += 1  # no row: a resumed run will do it
+                continue
+            request = item.request
+            assert request is not None  # the producer only queues parsed requests
+            async with self.limiters.for_vendor(request.vendor):
+                try:
+                    response = await self.router.aroute(request)
+                    row = success_row(item.line, request, response)
+                except RouterError as error:
+                    self._record(item, error=error)
+                    continue
+                except Exception as exc:  # a bug must cost one row, not the whole run
+                    log.exception("batch_row_failed", request_id=item.request_id)
+                    self._record(item, error=_unexpected(exc))
+                    continue
+            self.writer.write(row)
+            self.stats.record_success(response)
+            self._progress()
+
+    def _record(self, item: BatchItem, *, error: RouterError | None) -> None:
+        failure = error or RouterError("the line produced no request", reason="unexpected_error")
+        self.writer.write(error_row(item.line, item.request_id, failure, item.request))
+        self.stats.record_error(failure)
+        self._progress()
+
+    def _progress(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.stats)
+
+
+def _unexpected(exc: Exception) -> RouterError:
+    return RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")

@@ -1,0 +1,118 @@
+"""The batch output file: one JSON line per request, written whole and flushed as it arrives.
+
+A line is written with a single ``write`` of the full text plus newline and flushed at once, so a
+killed run leaves at most one partial last line. Resuming reads the ids already present, cuts such
+a partial line off, and appends after the last complete one: every request_id ends up exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from router.errors import RouterError
+from router.types import LLMRequest, LLMResponse
+
+__all__ = ["ResultWriter", "error_row", "existing_request_ids", "success_row"]
+
+
+def success_row(line: int, request: LLMRequest, response: LLMResponse) -> dict[str, Any]:
+    """The output row of a request that was answered (and passed validation)."""
+    return {
+        "request_id": request.request_id,
+        "ok": True,
+        "line": line,
+        "request": _request_summary(request),
+        "response": response.model_dump(mode="json"),
+    }
+
+
+def error_row(
+    line: int, request_id: str, error: RouterError, request: LLMRequest | None = None
+) -> dict[str, Any]:
+    """The output row of a request that failed: its error, typed, with the reason and status."""
+    return {
+        "request_id": request_id,
+        "ok": False,
+        "line": line,
+        "request": _request_summary(request) if request is not None else None,
+        "error": error.to_dict(),
+    }
+
+
+def _request_summary(request: LLMRequest) -> dict[str, Any]:
+    """What a report needs to group by, without repeating the prompt."""
+    location = request.user_location
+    return {
+        "vendor": request.vendor,
+        "model": request.model,
+        "grounded": request.grounded,
+        "grounding_mode": request.grounding_mode,
+        "user_location": location.model_dump(exclude_none=True) if location else None,
+    }
+
+
+def existing_request_ids(path: Path) -> tuple[set[str], int]:
+    """Ids of the complete rows in ``path`` and the byte length those rows occupy.
+
+    A last line without its newline, or one that is not a JSON object with a request_id, is not
+    complete: the returned length stops before it so the writer can cut it off.
+    """
+    ids: set[str] = set()
+    complete_length = 0
+    if not path.exists():
+        return ids, 0
+    with path.open("rb") as handle:
+        offset = 0
+        for raw_line in handle:
+            offset += len(raw_line)
+            if not raw_line.endswith(b"\n"):
+                break
+            request_id = _row_id(raw_line)
+            if request_id is not None:
+                ids.add(request_id)
+            complete_length = offset
+    return ids, complete_length
+
+
+def _row_id(raw_line: bytes) -> str | None:
+    try:
+        row = json.loads(raw_line)
+    except ValueError:
+        return None
+    request_id = row.get("request_id") if isinstance(row, dict) else None
+    return request_id if isinstance(request_id, str) else None
+
+
+class ResultWriter:
+    """Appends rows to the output file; the only writer of that file."""
+
+    def __init__(self, path: Path, *, keep_bytes: int = 0) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Open for update without truncating, then cut to the complete rows (0 for a fresh run).
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._handle = os.fdopen(fd, "r+b")
+        self._handle.truncate(keep_bytes)
+        self._handle.seek(keep_bytes)
+        self.rows_written = 0
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        """Write one row as one line, and flush it to the operating system at once."""
+        self.write_line(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+
+    def write_line(self, line: str) -> None:
+        """Write an already serialised row (from a worker process)."""
+        self._handle.write(line.encode("utf-8") + b"\n")
+        self._handle.flush()
+        self.rows_written += 1
+
+    def close(self) -> None:
+        """Flush to disk and close."""
+        if self._handle.closed:
+            return
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()

@@ -1,0 +1,124 @@
+"""Running counts of a batch and its end-of-run summary."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from router.errors import (
+    GroundingRequiredFailedError,
+    ProviderError,
+    RequestValidationError,
+    RouterError,
+)
+from router.types import LLMResponse
+
+__all__ = ["BatchStats", "BatchSummary", "outcome_of"]
+
+TOP_DOMAINS = 10
+
+
+def outcome_of(error: RouterError | None) -> str:
+    """The outcome class of a row: ok, required_failed, provider_error, bad_input or error."""
+    if error is None:
+        return "ok"
+    if isinstance(error, GroundingRequiredFailedError):
+        return "required_failed"
+    if isinstance(error, ProviderError):
+        return "provider_error"
+    if isinstance(error, RequestValidationError):
+        return "bad_input"
+    return "error"
+
+
+@dataclass
+class BatchSummary:
+    """What a batch run did: counts by outcome, grounding, citations, latency, top domains."""
+
+    total: int = 0
+    skipped: int = 0
+    done: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    required_failure_reasons: dict[str, int] = field(default_factory=dict)
+    grounded_rate: float | None = None
+    citations_per_answer: float | None = None
+    latency_ms_p50: float | None = None
+    latency_ms_p95: float | None = None
+    top_domains: list[tuple[str, int]] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    interrupted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able view (``--summary-json``)."""
+        data = asdict(self)
+        data["top_domains"] = [{"domain": d, "citations": n} for d, n in self.top_domains]
+        return data
+
+
+@dataclass
+class BatchStats:
+    """Counts updated as each result arrives; cheap enough to read for every progress tick."""
+
+    total: int = 0
+    skipped: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    required_reasons: Counter[str] = field(default_factory=Counter)
+    grounded_answers: int = 0
+    citations: int = 0
+    domains: Counter[str] = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+
+    @property
+    def done(self) -> int:
+        return sum(self.outcomes.values())
+
+    def record_success(self, response: LLMResponse) -> None:
+        self.outcomes["ok"] += 1
+        self.grounded_answers += response.grounded_effective
+        self.citations += len(response.citations)
+        self.domains.update(c["source_domain"] for c in response.citations)
+        self.latencies_ms.append(response.latency_ms)
+
+    def record_error(self, error: RouterError) -> None:
+        outcome = outcome_of(error)
+        self.outcomes[outcome] += 1
+        if outcome == "required_failed" and error.reason:
+            self.required_reasons[error.reason] += 1
+
+    def merge(self, other: BatchStats) -> None:
+        """Fold a worker process's counts into these."""
+        self.outcomes.update(other.outcomes)
+        self.required_reasons.update(other.required_reasons)
+        self.grounded_answers += other.grounded_answers
+        self.citations += other.citations
+        self.domains.update(other.domains)
+        self.latencies_ms.extend(other.latencies_ms)
+
+    def summary(self, *, elapsed_s: float, interrupted: bool) -> BatchSummary:
+        answered = self.outcomes["ok"]
+        p50, p95 = _percentiles(self.latencies_ms)
+        return BatchSummary(
+            total=self.total,
+            skipped=self.skipped,
+            done=self.done,
+            outcomes=dict(sorted(self.outcomes.items())),
+            required_failure_reasons=dict(sorted(self.required_reasons.items())),
+            grounded_rate=self.grounded_answers / answered if answered else None,
+            citations_per_answer=self.citations / answered if answered else None,
+            latency_ms_p50=p50,
+            latency_ms_p95=p95,
+            top_domains=self.domains.most_common(TOP_DOMAINS),
+            elapsed_s=elapsed_s,
+            interrupted=interrupted,
+        )
+
+
+def _percentiles(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    if len(values) == 1:
+        return values[0], values[0]
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    return cuts[49], cuts[94]

@@ -1,0 +1,59 @@
+"""The end-of-run batch summary, as a table for people."""
+
+from __future__ import annotations
+
+from router.batch_stats import BatchSummary
+
+__all__ = ["print_summary"]
+
+_OUTCOME_LABELS = {
+    "ok": "answered (passed validation)",
+    "required_failed": "REQUIRED grounding failed",
+    "provider_error": "provider error",
+    "bad_input": "bad input line",
+    "error": "other error",
+}
+
+
+def print_summary(summary: BatchSummary) -> None:
+    """Print counts by outcome, grounding and citation rates, latency and top domains."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    title = "batch summary (interrupted)" if summary.interrupted else "batch summary"
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    table.add_row("requests in input", str(summary.total))
+    if summary.skipped:
+        table.add_row("already done (resume)", str(summary.skipped))
+    table.add_row("done in this run", str(summary.done))
+    for outcome, count in summary.outcomes.items():
+        table.add_row(f"  {_OUTCOME_LABELS.get(outcome, outcome)}", str(count))
+    for reason, count in summary.required_failure_reasons.items():
+        table.add_row(f"    reason {reason}", str(count))
+    table.add_row("grounded rate", _percent(summary.grounded_rate))
+    table.add_row("citations per answer", _number(summary.citations_per_answer))
+    table.add_row(
+        "latency p50 / p95 (ms)",
+        f"{_number(summary.latency_ms_p50, 0)} / {_number(summary.latency_ms_p95, 0)}",
+    )
+    rate = summary.done / summary.elapsed_s if summary.elapsed_s > 0 else 0.0
+    table.add_row("elapsed", f"{summary.elapsed_s:.1f} s ({rate:.1f} requests/s)")
+    console.print(table)
+    if summary.top_domains:
+        domains = Table(title="top cited domains", title_justify="left")
+        domains.add_column("domain")
+        domains.add_column("citations", justify="right")
+        for domain, count in summary.top_domains:
+            domains.add_row(domain, str(count))
+        console.print(domains)
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
