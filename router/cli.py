@@ -10,9 +10,11 @@ import sys
 from collections.abc import Callable, Sequence
 
 from router import __version__
-from router.commands import batch
+from router.commands import batch, route
 from router.commands.exit_codes import ExitCode
 from router.commands.pending import register_pending
+from router.logging import configure_logging
+from router.settings import RouterSettings
 
 __all__ = ["build_parser", "main"]
 
@@ -37,6 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-json", action="store_true", help="write log events as JSON lines on stderr"
     )
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning",
+        help="least severe log events shown on stderr (default warning; DEBUG_GROUNDING=true "
+        "shows the forensic debug events)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     register_pending(
         subparsers,
@@ -46,13 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         "adapters (AUTO, REQUIRED, grounded JSON, a REQUIRED failure), printing answers and "
         "citations.",
     )
-    register_pending(
-        subparsers,
-        "route",
-        "send one request and print the answer with its citations",
-        "Builds one request from flags or a JSON file, routes it, and prints the answer and "
-        "a citations table (or the full response as JSON).",
-    )
+    route.register(subparsers)
     batch.register(subparsers)
     register_pending(
         subparsers,
@@ -73,6 +76,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    try:
+        args.settings = RouterSettings()
+    except ValueError as exc:
+        print(f"grounding-router: invalid configuration: {exc}", file=sys.stderr)
+        return ExitCode.CONFIGURATION_ERROR
+    configure_logging(
+        json_lines=args.log_json,
+        level=args.log_level,
+        debug_grounding=args.settings.debug_grounding,
+    )
     run: Callable[[argparse.Namespace], int] = args.run
     try:
         return run(args)

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import structlog
 
@@ -175,6 +175,16 @@ def cap_field_sizes(
     return event_dict
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is now, so a progress bar that redirects it still works."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(
     *,
     json_lines: bool = False,
@@ -203,6 +213,6 @@ def configure_logging(
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=False,
     )

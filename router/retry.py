@@ -96,7 +96,7 @@ class RetryPolicy:
 
     def _before_sleep(self, state: RetryCallState) -> None:
         error = _transient_error(state)
-        log.warning(
+        log.info(
             "provider_call_retrying",
             attempt=state.attempt_number,
             wait_s=round(state.upcoming_sleep, 3),

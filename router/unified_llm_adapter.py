@@ -209,7 +209,7 @@ class UnifiedLLMAdapter:
         error.with_context(
             vendor=request.vendor, model=request.model, request_id=request.request_id
         )
-        log.warning(
+        log.info(
             "route_failed",
             vendor=request.vendor,
             model=request.model,

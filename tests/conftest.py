@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import structlog
 
 from router.settings import RouterSettings
 
@@ -26,3 +27,10 @@ def make_settings() -> Callable[..., RouterSettings]:
         return RouterSettings(_env_file=None, **overrides)
 
     return build
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structlog() -> Any:
+    """Undo any structlog configuration a test (e.g. an in-process CLI run) made."""
+    yield
+    structlog.reset_defaults()

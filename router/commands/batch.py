@@ -125,6 +125,7 @@ async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
         return await arun_batch(
             args.input,
             args.output,
+            settings=args.settings,
             concurrency=args.concurrency,
             max_rps=args.max_rps,
             resume=args.resume,
