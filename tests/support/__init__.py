@@ -1,0 +1,1 @@
+"""Helpers shared by tests and benchmarks (importable because pytest puts tests/ on sys.path)."""

@@ -1,0 +1,115 @@
+"""Loading the recorded provider bodies under tests/data/recorded/.
+
+Three kinds of file: ``*.json`` (one body), ``*.sse.txt`` (a raw event stream; Gemini/Vertex
+frames end in CRLF) and ``*.chunks.jsonl`` (one SSE data payload per line). For streams, the
+extractors are checked against the final state a client would hold: OpenAI's
+``response.completed`` response, and for Gemini/Vertex the chunks merged (text concatenated per
+candidate, the last non-empty grounding metadata, the last usage).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "RECORDED_DIR",
+    "load_events",
+    "load_final_body",
+    "merge_gemini_chunks",
+    "openai_completed_response",
+    "parse_sse",
+    "recorded_files",
+]
+
+RECORDED_DIR = Path(__file__).resolve().parents[1] / "data" / "recorded"
+
+
+def recorded_files(*patterns: str) -> list[Path]:
+    """Recorded files (relative glob patterns under RECORDED_DIR), sorted, without MANIFEST."""
+    found: set[Path] = set()
+    for pattern in patterns or ("**/*",):
+        found.update(p for p in RECORDED_DIR.glob(pattern) if p.is_file() and p.suffix != ".md")
+    return sorted(found)
+
+
+def parse_sse(text: str) -> list[dict[str, Any]]:
+    """The JSON payloads of an event stream, in order (``[DONE]`` and non-JSON data skipped)."""
+    events: list[dict[str, Any]] = []
+    data_lines: list[str] = []
+    for raw_line in [*text.replace("\r\n", "\n").split("\n"), ""]:
+        if raw_line.startswith("data:"):
+            data_lines.append(raw_line[5:].removeprefix(" "))
+        elif raw_line == "" and data_lines:
+            payload = "\n".join(data_lines)
+            data_lines = []
+            try:
+                value = json.loads(payload)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                events.append(value)
+    return events
+
+
+def load_events(path: Path) -> list[dict[str, Any]]:
+    """The events of a ``.sse.txt`` or ``.chunks.jsonl`` file."""
+    text = path.read_text(encoding="utf-8")
+    if path.name.endswith(".chunks.jsonl"):
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return parse_sse(text)
+
+
+def openai_completed_response(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``response`` of the ``response.completed`` event of an OpenAI Responses stream."""
+    for event in reversed(events):
+        if event.get("type") == "response.completed":
+            response: dict[str, Any] = event["response"]
+            return response
+    raise ValueError("the stream has no response.completed event")
+
+
+def merge_gemini_chunks(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Gemini/Vertex stream merged into one generateContent body."""
+    merged: dict[str, Any] = {}
+    candidates: dict[int, dict[str, Any]] = {}
+    for event in events:
+        for key, value in event.items():
+            if key != "candidates":
+                merged[key] = value
+        for position, candidate in enumerate(event.get("candidates", [])):
+            index = candidate.get("index", position)
+            target = candidates.setdefault(index, {"content": {"role": "model", "parts": []}})
+            for key, value in candidate.items():
+                if key == "content":
+                    _append_parts(target["content"]["parts"], value.get("parts", []))
+                elif key == "groundingMetadata":
+                    if value or "groundingMetadata" not in target:
+                        target["groundingMetadata"] = value
+                else:
+                    target[key] = value
+    merged["candidates"] = [candidates[i] for i in sorted(candidates)]
+    return merged
+
+
+def _append_parts(parts: list[dict[str, Any]], new_parts: list[dict[str, Any]]) -> None:
+    """Concatenate streamed text into the last text part; keep other parts as they come."""
+    for part in new_parts:
+        text = part.get("text")
+        is_plain_text = text is not None and set(part) <= {"text"}
+        if is_plain_text and parts and set(parts[-1]) <= {"text"}:
+            parts[-1] = {"text": parts[-1].get("text", "") + text}
+        else:
+            parts.append(dict(part))
+
+
+def load_final_body(path: Path) -> dict[str, Any]:
+    """The body an extractor sees for ``path``: the JSON itself, or a stream's final state."""
+    if path.suffix == ".json":
+        body: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return body
+    events = load_events(path)
+    if any(str(event.get("type", "")).startswith("response.") for event in events):
+        return openai_completed_response(events)
+    return merge_gemini_chunks(events)
