@@ -79,11 +79,11 @@ def main() -> int:
     if not rows:
         print("no extractor is available yet")
         return 1
-    print(f"{'vendor':7} {'body':62} {'cites':>5} {'extract µs':>11} {'loads µs':>9} {'ratio':>6}")
+    print(f"{'vendor':7} {'body':60} {'cites':>5} {'extract µs':>11} {'loads µs':>9} {'ratio':>6}")
     for vendor, name, count, extract_us, loads_us in rows:
         ratio = extract_us / loads_us
         print(
-            f"{vendor:7} {name[:62]:62} {count:5} {extract_us:11.1f} {loads_us:9.1f} {ratio:6.2f}"
+            f"{vendor:7} {name[:60]:60} {count:5} {extract_us:11.1f} {loads_us:9.1f} {ratio:6.2f}"
         )
     for vendor in sorted({row[0] for row in rows}):
         ratios = [row[3] / row[4] for row in rows if row[0] == vendor]
