@@ -106,6 +106,7 @@ def host_of(url_or_host: str) -> str | None:
         cut = text.find(separator)
         if cut >= 0:
             text = text[:cut]
+    text = text.rpartition("@")[2]
     if text.count(":") > 1 and not text.startswith("["):
         text = f"[{text}]"  # a bare IPv6 address
     authority = canonical_authority(text, "")

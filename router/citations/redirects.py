@@ -160,6 +160,7 @@ class RedirectResolver:
             canonical = normalize_url(url)
             if canonical is None or not self._allowed(canonical):
                 continue
+            canonical = canonical.partition("#")[0]  # never sent: one request per resource
             hit, target = self._cached(canonical)
             if hit:
                 if target is not None:
