@@ -33,6 +33,9 @@ _DOMAIN_TEXT = re.compile(
 )
 
 
+_ANY_SPACE = re.compile(r"\s")
+
+
 class _HostParts(NamedTuple):
     registrable: str
     """Registrable domain, or the host itself when it has none."""
@@ -97,7 +100,8 @@ def looks_like_domain(text: str | None) -> bool:
     if not isinstance(text, str):
         return False
     candidate = text.strip()
-    if not candidate or len(candidate) > 254 or "." not in candidate:
+    # Cheap refusals first: page titles are phrases, and only hosts should reach the host cache.
+    if len(candidate) > 254 or "." not in candidate or _ANY_SPACE.search(candidate):
         return False
     host = canonical_host(candidate)
     if host is None or not _DOMAIN_TEXT.match(host):

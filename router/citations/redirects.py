@@ -9,7 +9,7 @@ grounded links: the switch is the user's decision (see README).
 What the resolver will do, and nothing more:
 
 - only URLs on allow-listed redirector hosts (the opaque redirectors of ``REDIRECTORS`` by
-  default); anything else is answered None without a request;
+  default), on the scheme's default port; anything else is answered None without a request;
 - one GET per URL with redirects *not* followed; only the ``Location`` of a 301/302/303/307/308
   counts; no body is read;
 - the redirector's addresses come from a DNS lookup whose answers are vetted before any
@@ -21,8 +21,8 @@ What the resolver will do, and nothing more:
 - it never raises: any failure is None (the citation then falls back as DESIGN.md section 3 says).
 
 The only loosening is ``_allow_loopback``, a private constructor argument for the resolver's own
-tests against a loopback server: it lets the resolver connect to a loopback redirector, never
-accept a loopback target, and no setting or environment variable reaches it.
+tests against a loopback server: it lets the resolver connect to a loopback redirector on any
+port, never accept a loopback target, and no setting or environment variable reaches it.
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ class RedirectResolver:
     Built from ``RouterSettings`` (``resolve_redirects`` and the ``resolver_*`` fields) or from
     explicit arguments, which win over settings. Built without settings, it is enabled: making
     one by hand is opting in. ``allowed_hosts`` replaces the default allow-list of redirector
-    hosts.
+    hosts. Only construction raises (``ValueError`` for a timeout or concurrency that would not
+    bound anything); resolving never does.
     """
 
     def __init__(
@@ -118,7 +119,10 @@ class RedirectResolver:
             enabled if enabled is not None else (settings is None or settings.resolve_redirects)
         )
         self.timeout_s: float = float(pick(timeout_s, "resolver_timeout_s"))
-        self.max_concurrency: int = max(1, int(pick(max_concurrency, "resolver_max_concurrency")))
+        self.max_concurrency: int = int(pick(max_concurrency, "resolver_max_concurrency"))
+        if not self.timeout_s > 0 or self.max_concurrency < 1:
+            # A zero timeout means "none" to aiohttp: a resolver must never wait unbounded.
+            raise ValueError("RedirectResolver needs timeout_s > 0 and max_concurrency >= 1")
         self.cache_ttl_s: float = float(pick(cache_ttl_s, "resolver_cache_ttl_s"))
         self.negative_cache_ttl_s: float = (
             negative_cache_ttl_s
@@ -230,8 +234,12 @@ class RedirectResolver:
     # -- the guarded fetch --------------------------------------------------------------------
 
     def _allowed(self, canonical: str) -> bool:
-        host = _host(canonical)
-        return host in self.allowed_hosts
+        parts = split_canonical_url(canonical)
+        if parts is None or parts.host not in self.allowed_hosts:
+            return False
+        # Redirectors serve on their scheme's default port; another port only for the loopback
+        # test server (its port is picked by the system).
+        return parts.port is None or self._allow_loopback
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()

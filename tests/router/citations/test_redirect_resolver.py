@@ -24,6 +24,7 @@ DNS = {
     "metadata.example": ["169.254.169.254"],
     "mixed.example": ["93.184.216.34", "127.0.0.1"],
     "mapped.example": ["::ffff:10.1.2.3"],
+    "documentation.test": ["203.0.113.5"],
 }
 
 
@@ -234,6 +235,14 @@ async def test_hosts_off_the_allow_list_are_never_requested(make_resolver, looku
     assert lookup.asked == []
 
 
+@pytest.mark.asyncio
+async def test_non_default_port_is_never_requested(make_resolver, lookup) -> None:
+    """An allow-listed redirector on another port than its scheme's default is not contacted."""
+    resolver = make_resolver(allowed_hosts=["documentation.test"], _allow_loopback=False)
+    assert await resolver.resolve("https://documentation.test:8443/r/x") is None
+    assert lookup.asked == []
+
+
 def test_default_allow_list_is_the_opaque_redirectors() -> None:
     """By default only opaque redirector hosts are resolvable, the Vertex ones first of all."""
     assert "vertexaisearch.cloud.google.com" in DEFAULT_RESOLVABLE_HOSTS
@@ -342,6 +351,13 @@ def test_defaults_match_the_settings_defaults() -> None:
     assert resolver.enabled is True
     assert (resolver.timeout_s, resolver.max_concurrency, resolver.cache_ttl_s) == (2.0, 8, 3600.0)
     assert resolver.negative_cache_ttl_s == 300.0
+
+
+@pytest.mark.parametrize("options", [{"timeout_s": 0.0}, {"max_concurrency": 0}])
+def test_unbounded_limits_are_refused_at_construction(options: dict[str, float]) -> None:
+    """A zero timeout (no timeout to aiohttp) or zero concurrency is a configuration error."""
+    with pytest.raises(ValueError, match="timeout_s > 0"):
+        RedirectResolver(**options)  # type: ignore[arg-type]
 
 
 def test_sync_entry_point_outside_a_loop(redirector, make_resolver) -> None:
