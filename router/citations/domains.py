@@ -1,0 +1,110 @@
+"""Registrable domains and public suffixes, offline, from tldextract's bundled Public Suffix List.
+
+One rule for private suffixes: only the ICANN section of the Public Suffix List counts
+(``include_psl_private_domains=False``). Hosting platforms whose customers get subdomains are
+therefore counted as the platform: ``user.github.io`` gives ``github.io``, ``myapp.vercel.app``
+gives ``vercel.app``, ``name.blogspot.com`` gives ``blogspot.com``. ALS counts the operator of the
+site, and the rule does not shift when a platform joins the private section of the list.
+
+The extractor is built once, lazily, with no suffix-list download and no disk cache
+(``TLDExtract(suffix_list_urls=(), cache_dir=None)``): nothing here opens a socket. An IP
+address, a bare host (``localhost``) or a host under an unknown suffix gives the host itself.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
+
+from router.citations.hosts import canonical_host, host_of
+
+if TYPE_CHECKING:
+    from tldextract import TLDExtract
+
+__all__ = ["looks_like_domain", "public_suffix", "registrable_domain"]
+
+_CACHE_SIZE = 65_536
+
+# What a domain written as text looks like: dot-separated labels of letters, digits and inner
+# hyphens, at most 63 characters each, and no all-digit top label (that would be an IP address).
+_DOMAIN_TEXT = re.compile(
+    r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z0-9-]{0,61}[a-z][a-z0-9-]{0,61})\Z"
+)
+
+
+_ANY_SPACE = re.compile(r"\s")
+
+
+class _HostParts(NamedTuple):
+    registrable: str
+    """Registrable domain, or the host itself when it has none."""
+    label: str
+    """The label left of the public suffix ("" for an IP, a bare host or a suffix itself)."""
+    suffix: str | None
+    """The public suffix, or None for an IP, a bare host or an unknown suffix."""
+
+
+@lru_cache(maxsize=1)
+def _extractor() -> TLDExtract:
+    # Imported here: tldextract pulls in requests, which `import router` must not pay for.
+    from tldextract import TLDExtract
+
+    return TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=False)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _host_parts(host: str) -> _HostParts:
+    """Split a canonical host; cached, because hosts repeat across a whole batch."""
+    if ":" in host:  # IPv6
+        return _HostParts(host, "", None)
+    result = _extractor().extract_str(host)
+    if result.ipv4:
+        return _HostParts(host, "", None)
+    if not result.suffix:
+        return _HostParts(host, "", None)
+    if not result.domain:  # the host is a public suffix itself ("co.uk")
+        return _HostParts(host, "", result.suffix)
+    return _HostParts(f"{result.domain}.{result.suffix}", result.domain, result.suffix)
+
+
+def registrable_domain(url_or_host: str) -> str:
+    """The registrable domain of a URL or host: ``https://news.bbc.co.uk/x`` gives ``bbc.co.uk``.
+
+    Lowercase and IDNA (``bücher.de`` gives ``xn--bcher-kva.de``); an IP address or a bare host
+    gives the host. Returns "" only when no usable host can be read at all.
+    """
+    if not isinstance(url_or_host, str):
+        return ""
+    host = host_of(url_or_host)
+    return _host_parts(host).registrable if host else ""
+
+
+def public_suffix(url_or_host: str) -> str | None:
+    """The ICANN public suffix of a URL or host (``co.uk``, ``de``, ``com``), else None.
+
+    None for IP addresses, bare hosts and hosts under a suffix the list does not know.
+    """
+    if not isinstance(url_or_host, str):
+        return None
+    host = host_of(url_or_host)
+    return _host_parts(host).suffix if host else None
+
+
+def looks_like_domain(text: str | None) -> bool:
+    """Whether a text is a domain name under a known public suffix, and nothing else.
+
+    True for "wikipedia.org", "bbc.co.uk", "www.dev.to"; False for titles such as "Weather
+    information for Paris" or "7 de mayo de 2026", for IP addresses, URLs and bare suffixes.
+    """
+    if not isinstance(text, str):
+        return False
+    candidate = text.strip()
+    # Cheap refusals first: page titles are phrases, and only hosts should reach the host cache.
+    if len(candidate) > 254 or "." not in candidate or _ANY_SPACE.search(candidate):
+        return False
+    host = canonical_host(candidate)
+    if host is None or not _DOMAIN_TEXT.match(host):
+        return False
+    parts = _host_parts(host)
+    return bool(parts.label) and parts.suffix is not None
