@@ -1,0 +1,146 @@
+"""The Vertex AI adapter: Gemini through google-genai (``vertexai=True``) with Google Search.
+
+``VertexAdapter`` builds each call (``vertex_request``), sends it through the SDK with SDK
+retries off and one request per call (``vertex_clients``), translates SDK errors at that
+boundary (``vertex_errors``), and maps the reply with pure functions (``vertex_mapping``).
+Grounded JSON takes two calls (``vertex_two_step``). With ``resolve_redirects`` on, the
+``vertexaisearch`` redirect URIs of a reply go through one lazily built ``RedirectResolver``
+before its citations are extracted, so they carry the end-site URL.
+
+The extractors are importable from here: ``_extract_vertex_citations(response, resolved=None)``
+and ``extract_vertex_grounding(response)`` take an SDK ``GenerateContentResponse`` or a dict.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+
+from adapters.base import AdapterResult
+from adapters.vertex_body import as_rest_body
+from adapters.vertex_clients import VertexClients, timeout_ms
+from adapters.vertex_errors import translated_errors
+from adapters.vertex_mapping import (
+    VertexGrounding,
+    VertexReply,
+    extract_vertex_grounding,
+    map_vertex_reply,
+    redirect_uris,
+)
+from adapters.vertex_mapping import extract_vertex_citations as _extract_vertex_citations
+from adapters.vertex_request import Step, build_config, build_contents, plan_steps
+from adapters.vertex_results import require_text, single_result
+from adapters.vertex_two_step import two_step_result
+from router.citations import RedirectResolver
+from router.settings import RouterSettings
+from router.types import LLMRequest, Vendor
+
+__all__ = [
+    "VertexAdapter",
+    "VertexGrounding",
+    "_extract_vertex_citations",
+    "extract_vertex_grounding",
+]
+
+_log = structlog.get_logger(__name__)
+
+
+class VertexAdapter:
+    """Vertex AI Gemini with Google Search grounding; one instance serves any settings."""
+
+    vendor: Vendor = "vertex"
+
+    def __init__(self) -> None:
+        self._clients = VertexClients()
+        self._resolver: RedirectResolver | None = None
+        self._resolver_lock = threading.Lock()
+
+    # -- the protocol -----------------------------------------------------------------------
+
+    def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
+        """Send the request (one call, or two for grounded JSON) and map the reply."""
+        client = self._clients.sync_client(settings)
+        replies: list[VertexReply] = []
+        for step in plan_steps(request):
+            answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
+            with translated_errors():
+                response = client.models.generate_content(
+                    model=request.model,
+                    contents=build_contents(request, step, answer),
+                    config=build_config(request, step, _call_timeout_ms(request, settings)),
+                )
+            body = as_rest_body(response)
+            resolver = self._resolver_for(settings)
+            resolved = resolver.resolve_many_sync(redirect_uris(body)) if resolver else None
+            replies.append(self._mapped(request, step, body, resolved))
+        return _result(request, replies)
+
+    async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
+        """The async twin of :meth:`complete`."""
+        client = self._clients.async_client(settings)
+        replies: list[VertexReply] = []
+        for step in plan_steps(request):
+            answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
+            with translated_errors():
+                response = await client.models.generate_content(
+                    model=request.model,
+                    contents=build_contents(request, step, answer),
+                    config=build_config(request, step, _call_timeout_ms(request, settings)),
+                )
+            body = as_rest_body(response)
+            resolver = self._resolver_for(settings)
+            resolved = await resolver.resolve_many(redirect_uris(body)) if resolver else None
+            replies.append(self._mapped(request, step, body, resolved))
+        return _result(request, replies)
+
+    def close(self) -> None:
+        """Close the SDK clients this adapter created."""
+        self._clients.close()
+
+    async def aclose(self) -> None:
+        """Close the async SDK clients created on the running event loop."""
+        await self._clients.aclose()
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _resolver_for(self, settings: RouterSettings) -> RedirectResolver | None:
+        """The redirect resolver, built on first use; None while ``resolve_redirects`` is off."""
+        if not settings.resolve_redirects:
+            return None
+        with self._resolver_lock:
+            if self._resolver is None:
+                self._resolver = RedirectResolver(settings)
+            return self._resolver
+
+    @staticmethod
+    def _mapped(
+        request: LLMRequest,
+        step: Step,
+        body: dict[str, Any],
+        resolved: Mapping[str, str] | None,
+    ) -> VertexReply:
+        reply = map_vertex_reply(body, resolved)
+        _log.debug(
+            "vertex_reply_mapped",
+            request_id=request.request_id,
+            model=request.model,
+            step=step.name,
+            citations=len(reply.citations),
+            grounded_effective=reply.grounding.grounded_effective,
+            finish_reason=reply.finish_reason,
+            redirects_resolved=len(resolved or {}),
+        )
+        return reply
+
+
+def _call_timeout_ms(request: LLMRequest, settings: RouterSettings) -> int:
+    return timeout_ms(request.timeout_s or settings.timeout_s)
+
+
+def _result(request: LLMRequest, replies: list[VertexReply]) -> AdapterResult:
+    if len(replies) == 2:
+        return two_step_result(replies[0], replies[1])
+    return single_result(replies[0], wants_json=request.wants_json)

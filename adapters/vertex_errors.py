@@ -1,0 +1,266 @@
+"""The one place where google-genai and transport errors become router errors.
+
+``translated_errors()`` wraps every SDK call (sync or async: exceptions cross an ``await``
+unchanged) and re-raises what it recognises as a router error, ``raise ... from exc``:
+
+=============================================  =================================================
+raised inside the SDK call                     router error (``reason``)
+=============================================  =================================================
+``genai.errors.APIError`` 429                  ProviderTransientError ("rate_limited")
+``APIError`` 408 / 409                         ProviderTransientError ("timeout" / "conflict")
+``APIError`` 5xx (also a proxy's HTML page)    ProviderTransientError ("server_error")
+``APIError`` 401 / 403                         ProviderRequestError ("auth"), names the settings
+``APIError`` 404 / other 4xx                   ProviderRequestError ("not_found" / "bad_request")
+transport timeout (httpx2, httpx, aiohttp)     ProviderTransientError ("timeout")
+connection refused / dropped / reset           ProviderTransientError ("connection")
+a 200 body cut off mid-JSON                    ProviderTransientError ("truncated_response")
+a 200 body that is not JSON at all             ResponseParseError ("non_json_response")
+no Application Default Credentials             ConfigurationError ("credentials")
+token refresh refused                          ConfigurationError ("credentials")
+=============================================  =================================================
+
+How the faults reach us (checked with the real SDK against the loopback emulator): a body
+cut mid-JSON surfaces as ``genai.errors.UnknownApiResponseError`` whose cause is a
+``JSONDecodeError`` on text that starts like JSON (or, when the length header promised more,
+as the transport's error for an incomplete body): the transfer broke, and a retry may well succeed,
+so it is transient. Text where JSON belongs (``UnknownApiResponseError`` on text that is not
+JSON) is a reply that cannot be used and that repeating the same request will not fix: a
+``ResponseParseError``. A proxy's HTML error page comes with its 502/503 status, so the SDK
+raises ``ServerError`` and it is transient like any 5xx.
+
+google-genai lets raw transport exceptions through: ``httpx2`` for sync calls (``httpx`` when
+``GOOGLE_GENAI_HTTP_CLIENT=httpx``), and ``aiohttp`` for async calls when aiohttp is installed
+(it is: the redirect resolver uses it), else ``httpx2``. All are recognised; their classes are
+imported lazily. ``Retry-After`` (seconds or an HTTP date), ``retry-after-ms`` and Google's
+``RetryInfo.retryDelay`` give ``retry_after_s``. Messages carry the provider's message, cut to
+a readable length, and never a credential.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import importlib
+import json
+import re
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+from router.errors import (
+    ConfigurationError,
+    ProviderRequestError,
+    ProviderTransientError,
+    ResponseParseError,
+    RouterError,
+)
+
+__all__ = ["CREDENTIALS_HELP", "translate_error", "translated_errors"]
+
+CREDENTIALS_HELP = (
+    "provide credentials with `gcloud auth application-default login`, "
+    "GOOGLE_APPLICATION_CREDENTIALS (a service-account key file), or "
+    "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN (a ready OAuth access token)"
+)
+_AUTH_HELP = (
+    "check the credentials (GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN, or Application Default "
+    "Credentials) and that their principal may use Vertex AI in GOOGLE_CLOUD_PROJECT"
+)
+_MESSAGE_LIMIT = 300
+_WHITESPACE = re.compile(r"\s+")
+_TAGS = re.compile(r"<[^>]{0,200}>")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+_TRANSIENT_REASONS = {429: "rate_limited", 408: "timeout", 409: "conflict"}
+
+
+def _readable(message: object) -> str | None:
+    """A provider message fit for an error: tags dropped, whitespace folded, length capped."""
+    if not isinstance(message, str) or not message.strip():
+        return None
+    folded = _WHITESPACE.sub(" ", _TAGS.sub(" ", message)).strip()
+    return folded if len(folded) <= _MESSAGE_LIMIT else folded[: _MESSAGE_LIMIT - 1] + "…"
+
+
+def _seconds(value: str) -> float | None:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _retry_after_s(headers: object, details: object) -> float | None:
+    """Seconds to wait before retrying, from the reply's headers or Google's RetryInfo."""
+    get = getattr(headers, "get", None)
+    if callable(get):
+        milliseconds = get("retry-after-ms")
+        if isinstance(milliseconds, str):
+            try:
+                return max(0.0, float(milliseconds) / 1000.0)
+            except ValueError:
+                pass
+        retry_after = get("retry-after")
+        if isinstance(retry_after, str):
+            seconds = _seconds(retry_after.strip())
+            if seconds is not None:
+                return seconds
+    error = details.get("error", details) if isinstance(details, Mapping) else None
+    for detail in error.get("details", []) if isinstance(error, Mapping) else []:
+        delay = detail.get("retryDelay") if isinstance(detail, Mapping) else None
+        match = _DURATION.match(delay) if isinstance(delay, str) else None
+        if match:
+            return float(match.group(1))
+    return None
+
+
+@lru_cache(maxsize=1)
+def _transport_classes() -> dict[str, tuple[type[BaseException], ...]]:
+    """Transport exception classes of the HTTP stacks google-genai may use (those installed)."""
+    timeouts: list[type[BaseException]] = [TimeoutError]
+    connection: list[type[BaseException]] = [ConnectionError]
+    unsupported: list[type[BaseException]] = []
+    truncated: list[type[BaseException]] = []
+    for name in ("httpx2", "httpx"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        timeouts.append(module.TimeoutException)
+        unsupported.append(module.UnsupportedProtocol)
+        connection.append(module.TransportError)
+    try:
+        import aiohttp
+    except ImportError:
+        pass
+    else:
+        timeouts.append(aiohttp.ServerTimeoutError)
+        truncated.append(aiohttp.ClientPayloadError)
+        connection.append(aiohttp.ClientConnectionError)
+    return {
+        "timeout": tuple(timeouts),
+        "unsupported": tuple(unsupported),
+        "truncated": tuple(truncated),
+        "connection": tuple(connection),
+    }
+
+
+def _from_api_error(exc: Any) -> RouterError:
+    code = exc.code if isinstance(exc.code, int) else None
+    status = exc.status if isinstance(exc.status, str) else None
+    provider_message = _readable(exc.message)
+    said = f"{code or '?'}{f' {status}' if status else ''}"
+    detail = f": {provider_message}" if provider_message else ""
+    context: dict[str, Any] = {
+        "vendor": "vertex",
+        "status_code": code,
+        "provider_message": provider_message,
+    }
+    if code is not None and (code in _TRANSIENT_REASONS or code >= 500):
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        return ProviderTransientError(
+            f"Vertex AI answered {said}{detail}",
+            reason=_TRANSIENT_REASONS.get(code, "server_error"),
+            retry_after_s=_retry_after_s(headers, getattr(exc, "details", None)),
+            **context,
+        )
+    if code in (401, 403):
+        return ProviderRequestError(
+            f"Vertex AI refused the credentials ({said}){detail}; {_AUTH_HELP}",
+            reason="auth",
+            **context,
+        )
+    reason = "not_found" if code == 404 else "bad_request"
+    hint = " (check the model name and GOOGLE_CLOUD_LOCATION)" if code == 404 else ""
+    return ProviderRequestError(
+        f"Vertex AI rejected the request ({said}){hint}{detail}", reason=reason, **context
+    )
+
+
+def _from_undecodable_body(exc: BaseException) -> RouterError:
+    """A 200 reply the SDK could not decode: cut-off JSON is transient, non-JSON is not."""
+    cause = exc if isinstance(exc, json.JSONDecodeError) else exc.__cause__
+    body, where = "", ""
+    if isinstance(cause, json.JSONDecodeError):
+        body, where = cause.doc, f" at character {cause.pos}"
+    start = body.lstrip()[:40]
+    if start.startswith(("{", "[")):
+        return ProviderTransientError(
+            f"Vertex AI's reply was cut off: invalid JSON{where} of {len(body)} characters "
+            f"starting {start!r}",
+            vendor="vertex",
+            status_code=200,
+            reason="truncated_response",
+        )
+    return ResponseParseError(
+        f"Vertex AI answered with something that is not JSON{where}, starting {start!r}",
+        vendor="vertex",
+        status_code=200,
+        reason="non_json_response",
+    )
+
+
+def translate_error(exc: BaseException) -> RouterError | None:
+    """The router error for an exception raised inside a google-genai call, or None."""
+    from google.auth import exceptions as auth_errors
+    from google.genai import errors as genai_errors
+
+    if isinstance(exc, genai_errors.APIError):
+        return _from_api_error(exc)
+    if isinstance(exc, genai_errors.UnknownApiResponseError | json.JSONDecodeError):
+        return _from_undecodable_body(exc)
+    if isinstance(exc, auth_errors.DefaultCredentialsError):
+        return ConfigurationError(
+            f"Vertex AI found no Google credentials: {CREDENTIALS_HELP}",
+            setting="GOOGLE_APPLICATION_CREDENTIALS",
+            vendor="vertex",
+            reason="credentials",
+        )
+    if isinstance(exc, auth_errors.RefreshError):
+        return ConfigurationError(
+            f"Vertex AI could not refresh the Google credentials ({_readable(str(exc))}): "
+            f"{CREDENTIALS_HELP}",
+            setting="GOOGLE_APPLICATION_CREDENTIALS",
+            vendor="vertex",
+            reason="credentials",
+        )
+    transport = _transport_classes()
+    kind = type(exc).__name__
+    if isinstance(exc, transport["unsupported"]):
+        return ConfigurationError(
+            f"Vertex AI endpoint is not an http(s) URL ({kind}): check "
+            "GROUNDING_ROUTER_VERTEX_BASE_URL",
+            setting="GROUNDING_ROUTER_VERTEX_BASE_URL",
+            vendor="vertex",
+        )
+    if isinstance(exc, transport["timeout"]):
+        return ProviderTransientError(
+            f"Vertex AI did not answer in time ({kind})", vendor="vertex", reason="timeout"
+        )
+    if isinstance(exc, transport["truncated"]):
+        return ProviderTransientError(
+            f"Vertex AI's reply broke off ({kind})", vendor="vertex", reason="truncated_response"
+        )
+    if isinstance(exc, (*transport["connection"], auth_errors.TransportError)):
+        return ProviderTransientError(
+            f"Vertex AI could not be reached ({kind})", vendor="vertex", reason="connection"
+        )
+    return None
+
+
+@contextmanager
+def translated_errors() -> Iterator[None]:
+    """Re-raise SDK and transport errors of the block as router errors (``from`` the cause)."""
+    try:
+        yield
+    except RouterError:
+        raise
+    except Exception as exc:
+        error = translate_error(exc)
+        if error is None:
+            raise
+        raise error from exc

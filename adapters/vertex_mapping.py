@@ -1,0 +1,411 @@
+"""Pure mapping of Vertex / Gemini ``generateContent`` replies to the router's types.
+
+Everything here takes an SDK ``GenerateContentResponse`` or a plain dict (camelCase or
+snake_case; see ``vertex_body``), reads every candidate, and never raises on malformed input:
+a bad item is skipped (with a debug event when ``DEBUG_GROUNDING`` is on).
+
+Citations come from these places, checked in this order for each candidate (the names are the
+REST spelling; the snake_case ones are read the same way):
+
+1. ``groundingMetadata.citations``            6. ``groundingMetadata.groundingChunks``
+2. ``groundingMetadata.citedSources``         7. ``groundingMetadata.groundingSupports``
+3. ``groundingMetadata.groundingAttributions``8. ``groundingMetadata.webSearchSources``
+4. ``groundingMetadata.supportingContent``    9. ``groundingMetadata.retrievalMetadata``
+5. ``groundingMetadata.sources``             10. the candidate's ``citationMetadata.citations``
+
+Grounding chunks (``web``, ``retrievedContext``, ``maps``, ``image``) have rank = chunk index +
+1; supports (7) add spans to the chunks they name and mark them cited (indices out of range are
+skipped). The other sources are read as generic source items (a URL, a title, a domain, a text,
+a segment) without a rank; the citation kinds (1, 2, 3, 10) are cited. ``retrievedContext``
+chunks (RAG, file search) are ``doc`` citations; one with no URL and no domain is counted
+(``retrieval_chunks_dropped``), not emitted. Spans are character offsets into the first
+candidate's answer text, the ``content`` the adapter returns (``vertex_spans``); later
+candidates contribute their citations, cited or not, without spans. ``raw`` is the provider
+item in the REST (camelCase) spelling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from adapters.vertex_body import as_rest_body, index, items, mapping, text
+from adapters.vertex_spans import TextLayout, candidate_layout, segment_span
+from router.citations import dedupe_citations, is_redirect_url, make_citation
+from router.logging import grounding_debug_enabled
+from router.types import Citation, SourceType, Span, Usage
+
+__all__ = [
+    "VertexGrounding",
+    "VertexReply",
+    "extract_vertex_citations",
+    "extract_vertex_grounding",
+    "map_vertex_reply",
+    "redirect_uris",
+]
+
+_log = structlog.get_logger(__name__)
+
+# Generic sources, in the order they are checked before and after the chunks; True marks
+# the kinds whose items the answer cites.
+_SOURCES_BEFORE_CHUNKS: tuple[tuple[str, bool], ...] = (
+    ("citations", True),
+    ("citedSources", True),
+    ("groundingAttributions", True),
+    ("supportingContent", False),
+    ("sources", False),
+)
+_CHUNK_KINDS: tuple[tuple[str, SourceType | None], ...] = (
+    ("web", None),
+    ("retrievedContext", "doc"),
+    ("maps", None),
+    ("image", None),
+)
+_URL_KEYS = ("uri", "url", "link", "sourceUri")
+_NESTED_URL_OWNERS = ("web", "source", "reference", "retrievedContext", "maps")
+_DOMAIN_KEYS = ("domain", "host")
+_SNIPPET_KEYS = ("snippet", "text", "content")
+
+
+@dataclass(frozen=True, slots=True)
+class VertexGrounding:
+    """What a reply shows about grounding, beside its citations.
+
+    ``tool_call_count``: Gemini does not list its searches one by one; server-side tool
+    invocations (``toolCall`` parts) count one each when present, otherwise each candidate
+    whose grounding metadata shows a search or retrieval (queries, chunks, the Search
+    Suggestions widget) counts one. ``tool_call_evidence`` names what showed it.
+    ``grounded_effective``: search queries or grounding chunks are present.
+    ``warning``: the ``[CITATIONS]`` warning when tools ran but no citation came out.
+    """
+
+    web_search_queries: tuple[str, ...] = ()
+    tool_call_count: int = 0
+    tool_call_evidence: tuple[str, ...] = ()
+    grounded_effective: bool = False
+    search_entry_point: str | None = None
+    grounding_metadata_keys: tuple[str, ...] = ()
+    citation_count: int = 0
+    sources_seen: int = 0
+    sources_dropped: int = 0
+    retrieval_chunks: int = 0
+    retrieval_chunks_dropped: int = 0
+    supports_skipped: int = 0
+    warning: str | None = None
+
+    def counts(self) -> dict[str, int]:
+        """The counts worth keeping in ``AdapterResult.metadata`` (small, JSON-able)."""
+        return {
+            "sources_seen": self.sources_seen,
+            "sources_dropped": self.sources_dropped,
+            "retrieval_chunks": self.retrieval_chunks,
+            "retrieval_chunks_dropped": self.retrieval_chunks_dropped,
+            "supports_skipped": self.supports_skipped,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VertexReply:
+    """One reply mapped: the answer text, citations, grounding evidence, usage."""
+
+    content: str
+    citations: list[Citation]
+    grounding: VertexGrounding
+    usage: Usage
+    model_version: str | None
+    finish_reason: str | None
+    block_reason: str | None
+
+
+@dataclass(slots=True)
+class _Tally:
+    """The citations built so far from one reply, and counts of what was seen and dropped."""
+
+    resolved: Mapping[str, str] | None = None
+    seen: int = 0
+    dropped: int = 0
+    retrieval: int = 0
+    retrieval_dropped: int = 0
+    supports_skipped: int = 0
+    citations: list[Citation] = field(default_factory=list)
+
+    def add(self, citation: Citation | None, source: str, *, retrieval: bool = False) -> None:
+        self.seen += 1
+        self.retrieval += retrieval
+        if citation is not None:
+            self.citations.append(citation)
+            return
+        self.dropped += 1
+        self.retrieval_dropped += retrieval
+        if grounding_debug_enabled():
+            _log.debug("vertex_source_dropped", source=source, reason="no_source_domain")
+
+
+def _first_url(owner: dict[str, Any]) -> str | None:
+    for key in _URL_KEYS:
+        found = text(owner.get(key))
+        if found is not None:
+            return found
+    return None
+
+
+def _resolved(tally: _Tally, url: str | None) -> str | None:
+    return tally.resolved.get(url) if tally.resolved and url else None
+
+
+def _chunk_citation(
+    tally: _Tally, chunk: object, rank: int, spans: list[Span], cited: bool
+) -> None:
+    chunk_dict = mapping(chunk)
+    kind, source_type, source = "unknown", None, {}
+    for name, name_type in _CHUNK_KINDS:
+        if isinstance(chunk_dict.get(name), dict):
+            kind, source_type, source = name, name_type, chunk_dict[name]
+            break
+    url = _first_url(source)
+    nested = [text(source.get("imageUri"))] if kind == "image" else []
+    snippet = text(source.get("text")) or text(mapping(source.get("ragChunk")).get("text"))
+    citation = make_citation(
+        provider="vertex",
+        url=url,
+        title=text(source.get("title")),
+        snippet=snippet,
+        rank=rank,
+        raw=chunk_dict,
+        spans=spans,
+        cited=cited,
+        nested_urls=nested,
+        resolved_url=_resolved(tally, url),
+        domain_hint=text(source.get("domain")),
+        source_type=source_type,
+    )
+    tally.add(citation, f"groundingChunks.{kind}", retrieval=kind == "retrievedContext")
+
+
+def _source_citation(
+    tally: _Tally, item: object, source: str, cited: bool, layout: TextLayout | None
+) -> None:
+    """A generic source item: a URL string, or a dict with a URL, title, domain, text, segment."""
+    if isinstance(item, str):
+        item = {"uri": item}
+    entry = mapping(item)
+    owners = [entry, *(mapping(entry.get(name)) for name in _NESTED_URL_OWNERS)]
+    urls = [found for owner in owners if (found := _first_url(owner)) is not None]
+    url = urls[0] if urls else None
+    title = next((t for owner in owners if (t := text(owner.get("title"))) is not None), None)
+    domain = next(
+        (d for owner in owners for key in _DOMAIN_KEYS if (d := text(owner.get(key))) is not None),
+        None,
+    )
+    snippet = next((s for key in _SNIPPET_KEYS if (s := text(entry.get(key))) is not None), None)
+    # Citation-metadata items carry their offsets themselves; attributions carry a segment.
+    segment = entry.get("segment") if "segment" in entry else entry if "endIndex" in entry else None
+    span = segment_span(layout, segment) if layout is not None and segment else None
+    citation = make_citation(
+        provider="vertex",
+        url=url,
+        title=title,
+        snippet=snippet,
+        raw=entry,
+        spans=[span] if span is not None else [],
+        cited=cited or span is not None,
+        nested_urls=urls[1:],
+        resolved_url=_resolved(tally, url),
+        domain_hint=domain,
+    )
+    tally.add(citation, source)
+
+
+def _chunk_supports(
+    grounding: dict[str, Any], chunk_count: int, layout: TextLayout | None, tally: _Tally
+) -> tuple[dict[int, list[Span]], set[int]]:
+    """Spans per chunk index, and the chunk indices some support cites."""
+    spans: dict[int, list[Span]] = {}
+    cited: set[int] = set()
+    for support in items(grounding.get("groundingSupports")):
+        support_dict = mapping(support)
+        span = segment_span(layout, support_dict.get("segment")) if layout is not None else None
+        raw_indices = support_dict.get("groundingChunkIndices")
+        for raw_index in raw_indices if isinstance(raw_indices, list) else ():
+            chunk_index = index(raw_index)
+            if chunk_index is None or chunk_index >= chunk_count:
+                tally.supports_skipped += 1
+                if grounding_debug_enabled():
+                    _log.debug("vertex_support_skipped", reason="chunk_index_out_of_range")
+                continue
+            cited.add(chunk_index)
+            if span is not None:
+                spans.setdefault(chunk_index, []).append(span)
+    return spans, cited
+
+
+def _candidate_citations(
+    tally: _Tally, candidate: dict[str, Any], layout: TextLayout | None
+) -> None:
+    grounding = mapping(candidate.get("groundingMetadata"))
+    for name, cited in _SOURCES_BEFORE_CHUNKS:
+        for item in items(grounding.get(name)):
+            _source_citation(tally, item, name, cited, layout)
+    chunks = items(grounding.get("groundingChunks"))
+    spans, cited_chunks = _chunk_supports(grounding, len(chunks), layout, tally)
+    for position, chunk in enumerate(chunks):
+        _chunk_citation(
+            tally, chunk, position + 1, spans.get(position, []), position in cited_chunks
+        )
+    for item in items(grounding.get("webSearchSources")):
+        _source_citation(tally, item, "webSearchSources", False, layout)
+    for value in mapping(grounding.get("retrievalMetadata")).values():
+        if isinstance(value, list):
+            for item in value:
+                _source_citation(tally, item, "retrievalMetadata", False, layout)
+    for item in items(mapping(candidate.get("citationMetadata")).get("citations")):
+        _source_citation(tally, item, "citationMetadata", True, layout)
+
+
+def _candidates(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [candidate for candidate in items(body.get("candidates")) if isinstance(candidate, dict)]
+
+
+def _grounding(
+    candidates: list[dict[str, Any]], citation_count: int, tally: _Tally
+) -> VertexGrounding:
+    queries: dict[str, None] = {}
+    keys: dict[str, None] = {}
+    evidence: dict[str, None] = {}
+    entry_point: str | None = None
+    chunks_present = False
+    searched_candidates = 0
+    tool_call_parts = 0
+    for candidate in candidates:
+        for part in items(mapping(candidate.get("content")).get("parts")):
+            if isinstance(part, dict) and isinstance(part.get("toolCall"), dict):
+                tool_call_parts += 1
+        grounding = mapping(candidate.get("groundingMetadata"))
+        keys.update(dict.fromkeys(key for key in grounding if isinstance(key, str)))
+        candidate_queries = [q.strip() for q in items(grounding.get("webSearchQueries")) if text(q)]
+        queries.update(dict.fromkeys(candidate_queries))
+        rendered = text(mapping(grounding.get("searchEntryPoint")).get("renderedContent"))
+        entry_point = entry_point or rendered
+        signals = [
+            name
+            for name, present in (
+                ("webSearchQueries", bool(candidate_queries)),
+                ("groundingChunks", bool(items(grounding.get("groundingChunks")))),
+                ("retrievalQueries", bool(items(grounding.get("retrievalQueries")))),
+                ("searchEntryPoint", rendered is not None),
+            )
+            if present
+        ]
+        chunks_present = chunks_present or "groundingChunks" in signals
+        searched_candidates += bool(signals)
+        evidence.update(dict.fromkeys(signals))
+    if tool_call_parts:
+        evidence = {"toolCall": None, **evidence}
+    tool_calls = tool_call_parts or searched_candidates
+    warning = None
+    if tool_calls and not citation_count:
+        warning = (
+            f"[CITATIONS] Vertex: {tool_calls} tool calls but 0 citations extracted. "
+            f"Grounding metadata keys found: {list(keys)}"
+        )
+    return VertexGrounding(
+        web_search_queries=tuple(queries),
+        tool_call_count=tool_calls,
+        tool_call_evidence=tuple(evidence),
+        grounded_effective=bool(queries) or chunks_present,
+        search_entry_point=entry_point,
+        grounding_metadata_keys=tuple(keys),
+        citation_count=citation_count,
+        sources_seen=tally.seen,
+        sources_dropped=tally.dropped,
+        retrieval_chunks=tally.retrieval,
+        retrieval_chunks_dropped=tally.retrieval_dropped,
+        supports_skipped=tally.supports_skipped,
+        warning=warning,
+    )
+
+
+def _token_count(usage: dict[str, Any], key: str) -> int | None:
+    return index(usage.get(key))
+
+
+def _usage(body: dict[str, Any]) -> Usage:
+    usage = mapping(body.get("usageMetadata"))
+    return Usage(
+        input_tokens=_token_count(usage, "promptTokenCount"),
+        output_tokens=_token_count(usage, "candidatesTokenCount"),
+        total_tokens=_token_count(usage, "totalTokenCount"),
+    )
+
+
+def _map_body(
+    body: dict[str, Any], resolved: Mapping[str, str] | None
+) -> tuple[str, list[Citation], VertexGrounding]:
+    candidates = _candidates(body)
+    tally = _Tally(resolved=resolved)
+    content = ""
+    for position, candidate in enumerate(candidates):
+        layout = candidate_layout(candidate) if position == 0 else None
+        if layout is not None:
+            content = layout.content
+        _candidate_citations(tally, candidate, layout)
+    citations = dedupe_citations(tally.citations)
+    grounding = _grounding(candidates, len(citations), tally)
+    if grounding_debug_enabled():
+        _log.debug(
+            "vertex_citations_extracted",
+            candidates=len(candidates),
+            sources_seen=tally.seen,
+            sources_dropped=tally.dropped,
+            citations=len(citations),
+            supports_skipped=tally.supports_skipped,
+        )
+    return content, citations, grounding
+
+
+def map_vertex_reply(response: object, resolved: Mapping[str, str] | None = None) -> VertexReply:
+    """The whole reply mapped once: what the adapter needs to build its result."""
+    body = as_rest_body(response)
+    content, citations, grounding = _map_body(body, resolved)
+    first = next(iter(_candidates(body)), {})
+    return VertexReply(
+        content=content,
+        citations=citations,
+        grounding=grounding,
+        usage=_usage(body),
+        model_version=text(body.get("modelVersion")),
+        finish_reason=text(first.get("finishReason")),
+        block_reason=text(mapping(body.get("promptFeedback")).get("blockReason")),
+    )
+
+
+def extract_vertex_citations(
+    response: object, resolved: Mapping[str, str] | None = None
+) -> list[Citation]:
+    """The uniform citations of a reply, deduplicated, in rank order.
+
+    ``resolved`` maps redirect URIs (``vertexaisearch.cloud.google.com/grounding-api-redirect``)
+    to the end-site URLs a ``RedirectResolver`` found for them.
+    """
+    return _map_body(as_rest_body(response), resolved)[1]
+
+
+def extract_vertex_grounding(response: object) -> VertexGrounding:
+    """Grounding evidence of a reply: queries, tool calls, Search Suggestions, counts, warning."""
+    return _map_body(as_rest_body(response), None)[2]
+
+
+def redirect_uris(response: object) -> list[str]:
+    """The redirect URIs of a reply's grounding chunks, for the optional resolver."""
+    found: dict[str, None] = {}
+    for candidate in _candidates(as_rest_body(response)):
+        grounding = mapping(candidate.get("groundingMetadata"))
+        for chunk in items(grounding.get("groundingChunks")):
+            for name, _ in _CHUNK_KINDS:
+                uri = text(mapping(mapping(chunk).get(name)).get("uri"))
+                if uri is not None and is_redirect_url(uri):
+                    found[uri] = None
+    return list(found)

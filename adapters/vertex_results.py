@@ -1,0 +1,91 @@
+"""From mapped Vertex replies to the ``AdapterResult`` the router assembles its response from.
+
+A reply with no answer text cannot be used (a blocked prompt, a safety stop, thinking that
+used up every output token): ``ResponseParseError`` saying which. A JSON answer that does not
+parse is a ``ResponseParseError(reason="invalid_json")`` naming where and how it starts.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adapters.base import AdapterResult
+from adapters.vertex_mapping import VertexReply
+from router.errors import ResponseParseError
+from router.types import Usage
+
+__all__ = ["json_answer", "reply_metadata", "require_text", "single_result", "sum_usage"]
+
+_SHOWN_CHARACTERS = 60
+
+
+def require_text(reply: VertexReply, *, step: str) -> str:
+    """The reply's answer text; a reply without any is a ``ResponseParseError``."""
+    if reply.content.strip():
+        return reply.content
+    why = [
+        f"finish reason {reply.finish_reason}" if reply.finish_reason else "",
+        f"prompt blocked: {reply.block_reason}" if reply.block_reason else "",
+    ]
+    said = "; ".join(part for part in why if part) or "no candidate"
+    raise ResponseParseError(
+        f"Vertex AI returned no answer text in the {step} call ({said})",
+        vendor="vertex",
+        reason="empty_response",
+    )
+
+
+def json_answer(text: str) -> Any:
+    """The JSON value of an answer given in JSON mode."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResponseParseError(
+            f"Vertex AI's JSON answer is not valid JSON: {exc.msg} at line {exc.lineno} column "
+            f"{exc.colno} (character {exc.pos} of {len(text)}); it starts "
+            f"{text[:_SHOWN_CHARACTERS]!r}",
+            vendor="vertex",
+            reason="invalid_json",
+        ) from exc
+
+
+def sum_usage(first: Usage, second: Usage) -> Usage:
+    """Token counts of two calls added up (a count neither call reported stays None)."""
+
+    def add(a: int | None, b: int | None) -> int | None:
+        return None if a is None and b is None else (a or 0) + (b or 0)
+
+    return Usage(
+        input_tokens=add(first.input_tokens, second.input_tokens),
+        output_tokens=add(first.output_tokens, second.output_tokens),
+        total_tokens=add(first.total_tokens, second.total_tokens),
+    )
+
+
+def reply_metadata(reply: VertexReply) -> dict[str, Any]:
+    """The small, JSON-able extras of a reply worth keeping in the response's metadata."""
+    return {
+        "finish_reason": reply.finish_reason,
+        "tool_call_evidence": list(reply.grounding.tool_call_evidence),
+        **reply.grounding.counts(),
+    }
+
+
+def single_result(reply: VertexReply, *, wants_json: bool) -> AdapterResult:
+    """The result of a one-call request (grounded text, JSON without grounding, plain text)."""
+    content = require_text(reply, step="generateContent")
+    grounding = reply.grounding
+    return AdapterResult(
+        content=content,
+        parsed=json_answer(content) if wants_json else None,
+        model_version=reply.model_version,
+        grounded_effective=grounding.grounded_effective,
+        tool_call_count=grounding.tool_call_count,
+        web_search_queries=list(grounding.web_search_queries),
+        citations=reply.citations,
+        search_entry_point=grounding.search_entry_point,
+        usage=reply.usage,
+        warnings=[grounding.warning] if grounding.warning else [],
+        metadata={"two_step": False, **reply_metadata(reply)},
+    )

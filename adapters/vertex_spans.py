@@ -1,0 +1,136 @@
+"""A candidate's answer text, and Gemini's segment offsets as character spans of that text.
+
+The answer (``content``) is the candidate's text parts concatenated; thought parts are not
+part of the answer. Gemini's ``segment`` offsets are UTF-8 byte offsets, ``endIndex``
+exclusive (sdk-notes 2.2; verified on the recorded bodies with non-ASCII text, where byte
+slicing reproduces ``segment.text`` and character slicing does not):
+
+- with ``partIndex``, into the text of that part of ``content.parts``;
+- without it, into the concatenated answer (proto3 leaves out a zero ``partIndex``, and the
+  recorded bodies, some with non-text parts before the text, only line up that way);
+- a missing ``startIndex`` is 0 (proto3 leaves out zero values too).
+
+When the text at the converted offsets is not ``segment.text`` but that text occurs in the
+part, the occurrence nearest the offsets wins: offsets that drifted (a recording that rewrote
+characters, a provider off by a few bytes) still point at the claim they support. A span is
+always ``content[start:end]``; a segment that yields no characters gives no span.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import structlog
+
+from adapters.vertex_body import index, items, mapping
+from router.logging import grounding_debug_enabled
+from router.types import Span
+
+__all__ = ["TextLayout", "candidate_layout", "segment_span"]
+
+_log = structlog.get_logger(__name__)
+
+
+@dataclass(slots=True)
+class TextLayout:
+    """The answer text of one candidate and where each text part sits in it."""
+
+    content: str
+    parts: dict[int, tuple[int, str]]  # part index -> (character offset in content, text)
+    _encoded: dict[tuple[int, int], bytes | None] = field(default_factory=dict)
+
+    def scope(self, part_index: int | None) -> tuple[int, str] | None:
+        """(offset in content, text) that a segment's offsets count into, or None."""
+        if part_index is None:
+            return 0, self.content
+        found = self.parts.get(part_index)
+        if found is None and part_index == 0:
+            return 0, self.content  # an explicit zero reads like a missing partIndex
+        return found
+
+    def encoded(self, offset: int, scope_text: str) -> bytes | None:
+        """The UTF-8 bytes of a scope, None when it is ASCII (computed once per scope)."""
+        key = (offset, len(scope_text))
+        if key not in self._encoded:
+            # surrogatepass: a JSON body may carry lone surrogates; they must not raise here.
+            self._encoded[key] = (
+                None if scope_text.isascii() else scope_text.encode("utf-8", "surrogatepass")
+            )
+        return self._encoded[key]
+
+
+def candidate_layout(candidate: object) -> TextLayout:
+    """The answer text of a candidate: its non-thought text parts, concatenated."""
+    pieces: list[str] = []
+    parts: dict[int, tuple[int, str]] = {}
+    offset = 0
+    for position, part in enumerate(items(mapping(mapping(candidate).get("content")).get("parts"))):
+        if not isinstance(part, dict) or part.get("thought") is True:
+            continue
+        part_text = part.get("text")
+        if not isinstance(part_text, str):
+            continue
+        parts[position] = (offset, part_text)
+        pieces.append(part_text)
+        offset += len(part_text)
+    return TextLayout(content="".join(pieces), parts=parts)
+
+
+def _characters(encoded: bytes | None, scope_text: str, byte_offset: int) -> int:
+    """The character offset in ``scope_text`` of a UTF-8 byte offset (rounded down)."""
+    if encoded is None:  # ASCII: bytes and characters coincide
+        return min(byte_offset, len(scope_text))
+    return len(encoded[:byte_offset].decode("utf-8", "ignore"))
+
+
+def _nearest(haystack: str, needle: str, near: int) -> int | None:
+    """The start of the occurrence of ``needle`` in ``haystack`` nearest to ``near``."""
+    best: int | None = None
+    found = haystack.find(needle)
+    while found != -1:
+        if best is None or abs(found - near) < abs(best - near):
+            best = found
+        if found > near:
+            break
+        found = haystack.find(needle, found + 1)
+    return best
+
+
+def segment_span(layout: TextLayout, segment: object) -> Span | None:
+    """The span of ``layout.content`` a grounding ``segment`` covers, or None."""
+    seg = mapping(segment)
+    if not seg:
+        return None
+    scope = layout.scope(index(seg.get("partIndex")))
+    start_byte = index(seg.get("startIndex") or 0)
+    end_byte = index(seg.get("endIndex"))
+    claimed = seg.get("text")
+    if scope is None or start_byte is None:
+        return _skip("no_scope" if scope is None else "bad_start_index")
+    offset, scope_text = scope
+    encoded = layout.encoded(offset, scope_text)
+    if end_byte is not None:
+        start = _characters(encoded, scope_text, start_byte)
+        end = _characters(encoded, scope_text, end_byte)
+    elif isinstance(claimed, str) and claimed:
+        start = _characters(encoded, scope_text, start_byte)
+        end = start + len(claimed)
+    else:
+        return _skip("no_end_index")
+    if isinstance(claimed, str) and claimed and scope_text[start:end] != claimed:
+        found = _nearest(scope_text, claimed, start)
+        if found is not None:
+            if grounding_debug_enabled():
+                _log.debug("vertex_span_realigned", shift=found - start)
+            start, end = found, found + len(claimed)
+    end = min(end, len(scope_text))
+    if start >= end:
+        return _skip("empty")
+    return Span(start=offset + start, end=offset + end, text=scope_text[start:end])
+
+
+def _skip(reason: str) -> Span | None:
+    """No span (with a debug event saying why when DEBUG_GROUNDING is on)."""
+    if grounding_debug_enabled():
+        _log.debug("vertex_span_skipped", reason=reason)
+    return None

@@ -1,0 +1,62 @@
+"""Grounded JSON on Vertex in two calls: search and answer, then reshape the answer into JSON.
+
+Step 1 sends the conversation with the Google Search tool and no JSON settings, so the model
+searches and answers in prose with full grounding metadata. Step 2 sends the conversation, step
+1's answer as the model's turn and a user turn asking for that answer as JSON, with no tools and
+``response_mime_type="application/json"`` (and ``response_json_schema`` when the request has a
+schema), at temperature 0: it is a transformation, not a new answer.
+
+The result is step 2's JSON (``content`` and ``parsed``) with step 1's grounding: citations,
+search queries, the Search Suggestions HTML, ``grounded_effective``, tool calls and warnings.
+Citation spans point into step 1's text, which is kept in ``metadata["step1"]["content"]``; the
+JSON has no offsets a claim could be traced to. ``usage`` is the sum of both calls.
+
+Why two calls: Gemini 2.x models on Vertex reject tools together with a JSON response MIME type,
+and where the combination is accepted (Gemini 3), the supports of a JSON answer point into JSON
+syntax rather than into prose claims. Requests without grounding get JSON in one call.
+"""
+
+from __future__ import annotations
+
+from adapters.base import AdapterResult
+from adapters.vertex_mapping import VertexReply
+from adapters.vertex_results import json_answer, reply_metadata, require_text, sum_usage
+
+__all__ = ["RESHAPE_INSTRUCTION", "RESHAPE_TEMPERATURE", "reshape_prompt", "two_step_result"]
+
+RESHAPE_TEMPERATURE = 0.0
+RESHAPE_INSTRUCTION = (
+    "Rewrite your previous answer as JSON{schema_clause}. Use only facts stated in that answer; "
+    "do not add, drop or change facts. Reply with the JSON only."
+)
+
+
+def reshape_prompt(*, has_schema: bool) -> str:
+    """The user turn of step 2 (step 1's answer precedes it as the model's turn)."""
+    clause = " that follows the given JSON schema" if has_schema else ""
+    return RESHAPE_INSTRUCTION.format(schema_clause=clause)
+
+
+def two_step_result(step1: VertexReply, step2: VertexReply) -> AdapterResult:
+    """Step 2's JSON with step 1's grounding, as the module docstring describes."""
+    step1_text = require_text(step1, step="grounded (step 1)")
+    content = require_text(step2, step="JSON reshape (step 2)")
+    grounding = step1.grounding
+    return AdapterResult(
+        content=content,
+        parsed=json_answer(content),
+        model_version=step2.model_version or step1.model_version,
+        grounded_effective=grounding.grounded_effective,
+        tool_call_count=grounding.tool_call_count,
+        web_search_queries=list(grounding.web_search_queries),
+        citations=step1.citations,
+        search_entry_point=grounding.search_entry_point,
+        usage=sum_usage(step1.usage, step2.usage),
+        warnings=[grounding.warning] if grounding.warning else [],
+        metadata={
+            **reply_metadata(step1),
+            "two_step": True,
+            "step1": {"content": step1_text, "usage": step1.usage.model_dump()},
+            "step2_finish_reason": step2.finish_reason,
+        },
+    )
