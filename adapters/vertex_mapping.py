@@ -309,7 +309,7 @@ def _grounding(
     if tool_calls and not citation_count:
         warning = (
             f"[CITATIONS] Vertex: {tool_calls} tool calls but 0 citations extracted. "
-            f"Grounding metadata keys found: {list(keys)}"
+            f"Grounding metadata keys found: {sorted(keys)}"
         )
     return VertexGrounding(
         web_search_queries=tuple(queries),
@@ -317,7 +317,7 @@ def _grounding(
         tool_call_evidence=tuple(evidence),
         grounded_effective=bool(queries) or chunks_present,
         search_entry_point=entry_point,
-        grounding_metadata_keys=tuple(keys),
+        grounding_metadata_keys=tuple(sorted(keys)),
         citation_count=citation_count,
         sources_seen=tally.seen,
         sources_dropped=tally.dropped,
