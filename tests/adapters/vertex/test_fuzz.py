@@ -1,0 +1,233 @@
+"""Malformed replies never make the Vertex extractors raise, and what they return is valid.
+
+10,000 replies in two halves: the recorded bodies mutated (fields dropped, types swapped,
+strings replaced, lists emptied or multiplied, keys respelled in snake_case), and replies
+assembled from the fields the extractors read, with random and often wrong values in them.
+Hypothesis supplies a seed per example and the bodies are built from ``random.Random(seed)``
+in plain Python: drawing every value through Hypothesis would cost ten times as long. The run is
+derandomized, so a failure reproduces. ``--runslow`` runs ten times as many.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adapters.vertex_adapter import extract_vertex_grounding
+from adapters.vertex_mapping import map_vertex_reply, redirect_uris
+from support.recorded import load_final_body
+from support.vertex import GENERATE_CONTENT_FILES, INTERACTIONS_FILES, citation_problems
+
+BODIES = [load_final_body(path) for path in GENERATE_CONTENT_FILES + INTERACTIONS_FILES]
+REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ"
+KEYS = [
+    "candidates", "content", "parts", "text", "thought", "toolCall", "groundingMetadata",
+    "groundingChunks", "web", "uri", "url", "title", "domain", "host", "retrievedContext",
+    "maps", "image", "sourceUri", "imageUri", "source", "reference", "groundingSupports",
+    "segment", "startIndex", "endIndex", "partIndex", "groundingChunkIndices",
+    "webSearchQueries", "searchEntryPoint", "renderedContent", "citations", "citedSources",
+    "groundingAttributions", "supportingContent", "sources", "webSearchSources",
+    "retrievalMetadata", "citationMetadata", "usageMetadata", "modelVersion", "snippet",
+    "grounding_chunks", "web_search_queries", "start_index",
+]  # fmt: skip
+SOURCE_LISTS = KEYS[30:36]
+URLS = [
+    REDIRECT + "a",
+    REDIRECT + "b",
+    "https://www.bbc.co.uk/news/x?utm_medium=y",
+    "https://example.com/",
+    "https://www.google.com/search?q=time in Rome",
+    "https://docs.python.org/3/library/json.html",
+    "HTTPS://Bücher.example/ä?x=1#:~:text=y",
+    "http://[::1]:80/x",
+    "gs://bucket/a.pdf",
+    "javascript:alert(1)",
+]
+TEXTS = ["", " ", "wikipedia.org", "Café — 21°C", "\ud800", "a\x00b", "x" * 300, "日本語の答え"]
+FUZZ = settings(
+    max_examples=5_000,  # per test: 10,000 replies in all
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+# A seed per example, not st.randoms(): every call on Hypothesis's own Random is a draw of its
+# engine, which made building one reply cost milliseconds. A failure prints its seed.
+SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
+_CAPITAL = re.compile(r"(?<!^)([A-Z])")
+
+
+def _text(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.3:
+        return rng.choice(URLS)
+    if roll < 0.6:
+        return rng.choice(TEXTS)
+    alphabet = "abc .,—°€日\U0001f600\n" if rng.random() < 0.5 else "The sky is blue. "
+    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
+
+
+def _scalar(rng: random.Random) -> Any:
+    makers: list[Callable[[], Any]] = [
+        lambda: None,
+        lambda: rng.random() < 0.5,
+        lambda: rng.randrange(-(2**40), 2**40),
+        lambda: rng.randrange(-2, 60),
+        lambda: rng.choice([float("nan"), float("inf"), -0.5, 3.0]),
+        lambda: _text(rng),
+    ]
+    return rng.choice(makers)()
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    """Any JSON-like value: mostly scalars, sometimes short lists and dicts."""
+    roll = rng.random()
+    if depth >= 3 or roll < 0.6:
+        return _scalar(rng)
+    if roll < 0.8:
+        return [_value(rng, depth + 1) for _ in range(rng.randrange(0, 4))]
+    return {rng.choice(KEYS): _value(rng, depth + 1) for _ in range(rng.randrange(0, 4))}
+
+
+def _maybe(rng: random.Random, good: Any, wrong: float = 0.15) -> Any:
+    """Usually ``good`` (a value of the right shape), sometimes anything at all."""
+    return _value(rng) if rng.random() < wrong else good
+
+
+def _source(rng: random.Random) -> Any:
+    fields = {
+        key: _maybe(rng, _text(rng))
+        for key in rng.sample(["uri", "url", "title", "domain", "text", "sourceUri"], 3)
+    }
+    if rng.random() < 0.3:
+        fields[rng.choice(["web", "source", "reference"])] = {"url": rng.choice(URLS)}
+    if rng.random() < 0.3:
+        fields["segment"] = _segment(rng, 60)
+    return rng.choice([fields, fields, _text(rng)])
+
+
+def _segment(rng: random.Random, size: int) -> Any:
+    segment: dict[str, Any] = {"endIndex": _maybe(rng, rng.randrange(0, size + 3))}
+    if rng.random() < 0.7:
+        segment["startIndex"] = _maybe(rng, rng.randrange(0, size + 1))
+    if rng.random() < 0.2:
+        segment["partIndex"] = _maybe(rng, rng.randrange(0, 3))
+    if rng.random() < 0.5:
+        segment["text"] = _text(rng)
+    return segment
+
+
+def assembled_body(rng: random.Random) -> dict[str, Any]:
+    """A reply with the fields the extractors read, and random, often wrong, values."""
+    candidates = []
+    for _ in range(rng.choice([1, 1, 1, 2])):
+        parts = [{"text": _text(rng)} for _ in range(rng.randrange(0, 3))]
+        if rng.random() < 0.2:
+            parts.insert(0, {"text": _text(rng), "thought": _maybe(rng, True)})
+        size = len("".join(p["text"] for p in parts).encode("utf-8", "surrogatepass"))
+        kinds = ["web", "retrievedContext", "maps", "image"]
+        chunks = [
+            _maybe(rng, {rng.choice(kinds): _source(rng)}) for _ in range(rng.randrange(0, 5))
+        ]
+        supports = [
+            {
+                "segment": _maybe(rng, _segment(rng, size)),
+                "groundingChunkIndices": _maybe(
+                    rng, [rng.randrange(-1, len(chunks) + 2) for _ in range(3)]
+                ),
+            }
+            for _ in range(rng.randrange(0, 5))
+        ]
+        grounding: dict[str, Any] = {"groundingChunks": chunks, "groundingSupports": supports}
+        if rng.random() < 0.5:
+            grounding["webSearchQueries"] = _maybe(rng, [_text(rng), _text(rng)])
+        for name in rng.sample(SOURCE_LISTS, rng.randrange(0, 3)):
+            grounding[name] = _maybe(rng, [_source(rng) for _ in range(2)])
+        candidate: dict[str, Any] = {
+            "content": _maybe(rng, {"parts": parts}),
+            "groundingMetadata": _maybe(rng, grounding),
+        }
+        if rng.random() < 0.2:
+            candidate["citationMetadata"] = {"citations": [_source(rng)]}
+        candidates.append(candidate)
+    return {"candidates": candidates, "usageMetadata": _value(rng)}
+
+
+def _slots(value: Any) -> Iterator[tuple[Any, Any]]:
+    """Every (container, key-or-index) of a JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield value, key
+            yield from _slots(item)
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield value, position
+            yield from _slots(item)
+
+
+def mutated_body(rng: random.Random) -> dict[str, Any]:
+    """A recorded body with one to six random mutations."""
+    body: dict[str, Any] = copy.deepcopy(rng.choice(BODIES))
+    for _ in range(rng.randrange(1, 7)):
+        slots = list(_slots(body))
+        if not slots:
+            break
+        container, key = rng.choice(slots)
+        value = container[key]
+        operation = rng.choice(["drop", "swap", "string", "empty", "multiply", "snake"])
+        if operation == "drop":
+            del container[key]
+        elif operation == "swap":
+            container[key] = _value(rng)
+        elif operation == "string" and isinstance(value, str):
+            container[key] = _text(rng)
+        elif operation == "empty" and isinstance(value, list | dict):
+            container[key] = type(value)()
+        elif operation == "multiply" and isinstance(value, list):
+            container[key] = value * rng.randrange(2, 4)
+        elif operation == "snake" and isinstance(container, dict):
+            container[_CAPITAL.sub(r"_\1", key).lower()] = container.pop(key)
+    return body
+
+
+def _check(rng: random.Random, body: dict[str, Any]) -> None:
+    """Extraction does not raise; every citation is valid; resolved redirects are honoured."""
+    uris = redirect_uris(body)
+    resolved = {uri: _text(rng) for uri in uris} if uris and rng.random() < 0.3 else None
+    reply = map_vertex_reply(body, resolved)
+    for citation in reply.citations:
+        assert citation_problems(citation, reply.content) == []
+    assert reply.grounding.citation_count == len(reply.citations)
+    assert extract_vertex_grounding(body).sources_seen == reply.grounding.sources_seen
+
+
+@FUZZ
+@given(SEEDS)
+def test_mutated_recorded_bodies(seed: int) -> None:
+    """Mutated recorded bodies never raise; every citation satisfies the schema."""
+    rng = random.Random(seed)
+    _check(rng, mutated_body(rng))
+
+
+@FUZZ
+@given(SEEDS)
+def test_assembled_random_bodies(seed: int) -> None:
+    """Replies of random values in the right places never raise; citations are valid."""
+    rng = random.Random(seed)
+    _check(rng, assembled_body(rng))
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=50_000)
+@given(SEEDS)
+def test_many_more_bodies(seed: int) -> None:
+    """Both generators, ten times as many replies (run with --runslow)."""
+    rng = random.Random(seed)
+    _check(rng, mutated_body(rng) if rng.random() < 0.5 else assembled_body(rng))

@@ -1,0 +1,141 @@
+"""What the adapter asks Vertex for: steps, contents and config of each call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from adapters.vertex_request import (
+    Step,
+    build_config,
+    build_contents,
+    location_sentence,
+    plan_steps,
+)
+from router.types import LLMRequest, UserLocation
+
+
+def _request(**fields: Any) -> LLMRequest:
+    base: dict[str, Any] = {
+        "vendor": "vertex",
+        "model": "gemini-2.5-flash",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Weather in Berlin?"},
+            {"role": "assistant", "content": "Which day?"},
+            {"role": "user", "content": "Today."},
+        ],
+    }
+    return LLMRequest.model_validate({**base, **fields})
+
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+
+@pytest.mark.parametrize(
+    ("fields", "steps"),
+    [
+        ({}, [("answer", False, False)]),
+        ({"grounded": True}, [("answer", True, False)]),
+        ({"json_mode": True}, [("answer", False, True)]),
+        (
+            {"grounded": True, "json_schema": SCHEMA},
+            [("grounded_text", True, False), ("reshape", False, True)],
+        ),
+        (
+            {"grounded": True, "json_mode": True},
+            [("grounded_text", True, False), ("reshape", False, True)],
+        ),
+    ],
+    ids=["plain", "grounded", "json", "grounded_schema", "grounded_json_mode"],
+)
+def test_plan(fields: dict[str, Any], steps: list[tuple[str, bool, bool]]) -> None:
+    """Only grounded + JSON takes two calls: search without JSON, then JSON without tools."""
+    assert plan_steps(_request(**fields)) == tuple(Step(*step) for step in steps)
+
+
+def test_roles_and_system_instruction() -> None:
+    """System messages go to system_instruction; user/assistant become user/model contents."""
+    request = _request()
+    (step,) = plan_steps(request)
+    contents = build_contents(request, step)
+    assert [(c.role, c.parts[0].text) for c in contents if c.parts] == [
+        ("user", "Weather in Berlin?"),
+        ("model", "Which day?"),
+        ("user", "Today."),
+    ]
+    assert build_config(request, step, 5_000).system_instruction == "Be brief."
+
+
+def test_grounded_call_has_the_search_tool_and_no_json() -> None:
+    """A grounded call carries GoogleSearch and no JSON settings; one request, its timeout."""
+    request = _request(grounded=True, temperature=0.3, max_output_tokens=300)
+    (step,) = plan_steps(request)
+    config = build_config(request, step, 7_000)
+    assert config.tools is not None
+    assert [tool.google_search is not None for tool in config.tools] == [True]
+    assert (config.response_mime_type, config.response_json_schema) == (None, None)
+    assert (config.temperature, config.max_output_tokens) == (0.3, 300)
+    assert config.automatic_continuation is False
+    assert config.http_options is not None
+    assert config.http_options.timeout == 7_000
+
+
+def test_reshape_call_has_json_settings_and_no_tools() -> None:
+    """Step 2 has no tools, JSON output with the schema, temperature 0, step 1's answer."""
+    request = _request(grounded=True, json_schema=SCHEMA, temperature=0.9)
+    _, reshape = plan_steps(request)
+    config = build_config(request, reshape, 5_000)
+    assert config.tools is None
+    assert config.response_mime_type == "application/json"
+    assert config.response_json_schema == SCHEMA
+    assert config.temperature == 0.0
+    contents = build_contents(request, reshape, "Berlin is sunny, 21 °C.")
+    assert [c.role for c in contents[-2:]] == ["model", "user"]
+    assert contents[-2].parts is not None
+    assert contents[-2].parts[0].text == "Berlin is sunny, 21 °C."
+    assert contents[-1].parts is not None
+    assert "JSON" in (contents[-1].parts[0].text or "")
+    assert "schema" in (contents[-1].parts[0].text or "")
+
+
+def test_json_without_grounding_is_one_call_with_json_settings() -> None:
+    """Not grounded + JSON: one call, JSON settings, no tools."""
+    request = _request(json_schema=SCHEMA)
+    (step,) = plan_steps(request)
+    config = build_config(request, step, 5_000)
+    assert (config.tools, config.response_mime_type) == (None, "application/json")
+    assert config.response_json_schema == SCHEMA
+
+
+@pytest.mark.parametrize(
+    ("location", "sentence"),
+    [
+        (
+            {"city": "Berlin", "region": "BE", "country": "DE"},
+            "The user is located in: Berlin, BE, DE.",
+        ),
+        ({"country": "fr"}, "The user is located in: FR."),
+        (
+            {"city": "Tokyo", "timezone": "Asia/Tokyo"},
+            "The user is located in: Tokyo (time zone Asia/Tokyo).",
+        ),
+        ({"timezone": "UTC"}, "The user is located in: time zone UTC."),
+        ({}, None),
+    ],
+    ids=["city_region_country", "country_only", "with_timezone", "timezone_only", "empty"],
+)
+def test_location_sentence(location: dict[str, str], sentence: str | None) -> None:
+    """user_location becomes one short sentence (Google Search grounding has no field for it)."""
+    assert location_sentence(UserLocation(**location)) == sentence
+
+
+def test_location_goes_to_grounded_calls_only() -> None:
+    """The location sentence is added to the system instruction of searching calls only."""
+    request = _request(grounded=True, json_mode=True, user_location={"city": "Berlin"})
+    search, reshape = plan_steps(request)
+    assert build_config(request, search, 1).system_instruction == (
+        "Be brief.\n\nThe user is located in: Berlin."
+    )
+    assert build_config(request, reshape, 1).system_instruction == "Be brief."
