@@ -75,10 +75,10 @@ class GroupReport:
         return dict(self.key)
 
     def label(self, separator: str = " · ") -> str:
-        """The key for people: ``openai · gpt-5 · DE``, with ``-`` for a missing value."""
+        """The key for people: ``openai · gpt-5 · DE``, ``openai · gpt-5 · no country``."""
         if not self.key:
             return "all rows"
-        return separator.join(value if value is not None else "-" for _, value in self.key)
+        return separator.join(value or f"no {name}" for name, value in self.key)
 
     @property
     def failed(self) -> int:

@@ -32,7 +32,7 @@ def print_report(report: ALSReport, *, top: int = 5, console: Any = None) -> Non
     if report.unreadable_lines:
         console.print(
             Text(
-                f"{report.unreadable_lines} lines were not batch output rows and were skipped",
+                _skipped_lines(report.unreadable_lines),
                 style="yellow",
             )
         )
@@ -58,7 +58,7 @@ def counts_table(report: ALSReport) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="citations per group", title_justify="left")
+    table = Table(title="citations per group", title_justify="left", show_lines=True)
     table.add_column(_group_header(report), overflow="fold")
     for column in ("answered", "failed", "citations", "domains"):
         table.add_column(column, justify="right")
@@ -153,6 +153,12 @@ def _column(entries: list[tuple[str, int, float]], index: int, *, prefix: str = 
         for name, count, share in entries
     )
     return "\n".join(cells)
+
+
+def _skipped_lines(count: int) -> str:
+    if count == 1:
+        return "skipped 1 line that is not a batch output row"
+    return f"skipped {count} lines that are not batch output rows"
 
 
 def _safe(text: str) -> str:
