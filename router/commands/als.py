@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-_GROUP_KEYS = ("vendor", "model", "country")
-
 _DESCRIPTION = """\
 ALS (Ambient Location Signals) reads where grounded answers get their sources. Over the rows of
 a batch output file (grounding-router batch -o OUT.jsonl), grouped by vendor, model and the
@@ -51,29 +49,38 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--by",
         type=_group_keys,
-        default=_GROUP_KEYS,
+        default=None,
         metavar="KEYS",
         help="comma-separated group keys among vendor, model, country, or 'all' for one group "
         "(default vendor,model,country)",
     )
     parser.add_argument(
-        "--top", type=_positive_int, default=5, metavar="N", help="TLDs and domains listed (5)"
+        "--top",
+        type=_positive_int,
+        default=5,
+        metavar="N",
+        help="TLDs and domains listed, and TLDs coloured in the chart (default 5)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
-        "--png", type=Path, metavar="FILE", help="also draw the TLD distribution per group"
+        "--png",
+        type=Path,
+        metavar="FILE",
+        help="also draw the TLD share per group as a PNG bar chart (needs the charts extra)",
     )
     parser.set_defaults(run=run)
 
 
 def _group_keys(text: str) -> tuple[str, ...]:
+    from als.report import GROUP_KEYS
+
     if text.strip().lower() == "all":
         return ()
     keys = tuple(part.strip().lower() for part in text.split(",") if part.strip())
-    unknown = [key for key in keys if key not in _GROUP_KEYS]
+    unknown = [key for key in keys if key not in GROUP_KEYS]
     if unknown or not keys:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: use comma-separated keys among {', '.join(_GROUP_KEYS)}, or 'all'"
+            f"{text!r}: use comma-separated keys among {', '.join(GROUP_KEYS)}, or 'all'"
         )
     if len(set(keys)) != len(keys):
         raise argparse.ArgumentTypeError(f"{text!r}: a key is repeated")
@@ -89,10 +96,10 @@ def _positive_int(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Build the report, print it (table or JSON), draw the chart; return the exit code."""
-    from als.report import build_report
+    from als.report import DEFAULT_GROUP_BY, build_report
 
     try:
-        report = build_report(args.input, by=args.by)
+        report = build_report(args.input, by=DEFAULT_GROUP_BY if args.by is None else args.by)
     except OSError as exc:
         print(
             f"grounding-router als: cannot read {args.input}: {exc.strerror or exc}",
