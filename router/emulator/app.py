@@ -1,0 +1,327 @@
+"""The HTTP side: route a request, pick its fault, then answer, fail or misbehave.
+
+Everything up to the injected latency runs without awaiting, so the request log and the
+``*N`` attempt counts follow arrival order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from router.emulator import error_replies, openai_responses, vertex
+from router.emulator.catalogue import answer_for
+from router.emulator.faults import (
+    CONTENT_FAULTS,
+    FAULT_HEADER,
+    AttemptCounter,
+    FaultPlan,
+    FaultSpec,
+    FaultSpecError,
+    directive_spec,
+    strip_directives,
+)
+from router.emulator.replay import REPLAY_HEADER, ReplayLibrary, ReplayMiss
+from router.emulator.reply import SSE_CONTENT_TYPE, Reply, google_json, openai_json
+from router.emulator.request_log import RecordedRequest, RequestLog
+from router.emulator.sse import openai_event, vertex_frame
+from router.emulator.wire import Api, Ask, BadRequest
+
+__all__ = ["ProviderHandler", "Route", "route_of"]
+
+_VERTEX_PATH = re.compile(
+    r"^/(?:v1|v1beta1)/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/"
+    r"(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
+)
+_OPENAI_PATH = "/v1/responses"
+_HANG_CAP_S = 3600.0
+_NON_JSON_TEXT = (
+    b"upstream connect error or disconnect/reset before headers. reset reason: overflow"
+)
+
+
+@dataclass(frozen=True)
+class Route:
+    """Which endpoint a request reached."""
+
+    api: Api
+    model: str = ""
+    stream: bool = False
+    sse: bool = False
+
+
+def route_of(method: str, path: str, query: dict[str, str]) -> Route | None:
+    """The endpoint of a request, or None when neither service serves it."""
+    if method != "POST":
+        return None
+    if path == _OPENAI_PATH:
+        return Route("openai")
+    match = _VERTEX_PATH.match(path)
+    if match is None:
+        return None
+    stream = match["method"] == "streamGenerateContent"
+    return Route("vertex", match["model"], stream=stream, sse=stream and query.get("alt") == "sse")
+
+
+def _api_of_path(path: str) -> Api:
+    return "vertex" if "/publishers/" in path or path.startswith("/v1beta1") else "openai"
+
+
+@dataclass(frozen=True)
+class _Decision:
+    """What to do once the latency has passed."""
+
+    api: Api
+    reply: Reply | None = None
+    ask: Ask | None = None
+    route: Route | None = None
+    fault: FaultSpec | None = None
+
+
+class ProviderHandler:
+    """The aiohttp handler; its settings are read on every request, so they can change live."""
+
+    def __init__(
+        self,
+        *,
+        settings: Callable[[], tuple[float, FaultPlan | None]],
+        replay: ReplayLibrary | None,
+        log: RequestLog,
+        closing: Callable[[], asyncio.Event],
+    ) -> None:
+        self._settings = settings
+        self._replay = replay
+        self._log = log
+        self._closing = closing
+        self._attempts = AttemptCounter()
+        self._queued: dict[Api, deque[Reply]] = {"openai": deque(), "vertex": deque()}
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def enqueue(self, api: Api, reply: Reply) -> None:
+        """Serve ``reply`` to the next request on ``api``, before anything else."""
+        self._queued[api].append(reply)
+
+    async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            body = await request.read()
+            latency_s, plan = self._settings()
+            decision = self._decide(request, body, plan)
+            if latency_s > 0 and await self._pause(latency_s):
+                return _drop(request)
+            return await self._execute(request, decision)
+        finally:
+            self.in_flight -= 1
+
+    def _decide(self, request: web.BaseRequest, body: bytes, plan: FaultPlan | None) -> _Decision:
+        route = route_of(request.method, request.path, dict(request.query))
+        parsed = _parse_json(body)
+        decision = self._decision(request, body, parsed, route, plan)
+        self._log.add(
+            RecordedRequest(
+                method=request.method,
+                path=request.path,
+                query=request.query_string,
+                headers={k.lower(): v for k, v in request.headers.items()},
+                body=body,
+                json=parsed,
+                api=route.api if route else None,
+                fault=str(decision.fault) if decision.fault else None,
+            )
+        )
+        return decision
+
+    def _decision(
+        self,
+        request: web.BaseRequest,
+        body: bytes,
+        parsed: Any,
+        route: Route | None,
+        plan: FaultPlan | None,
+    ) -> _Decision:
+        if route is None:
+            api = _api_of_path(request.path)
+            return _Decision(api, error_replies.not_found(api, request.method, request.path))
+        api = route.api
+        if self._queued[api]:
+            try:
+                return _Decision(api, self._queued[api].popleft())
+            except IndexError:  # another request took it
+                pass
+        if not _authorised(api, request):
+            return _Decision(api, error_replies.missing_auth(api))
+        if not isinstance(parsed, dict):
+            return _Decision(api, error_replies.unparseable_body(api))
+        try:
+            ask = (
+                openai_responses.read_request(parsed)
+                if api == "openai"
+                else vertex.read_request(parsed, model=route.model, stream=route.stream)
+            )
+            ask = replace(ask, question=strip_directives(ask.prompt))
+            spec = self._fault_for(request, ask, plan)
+        except BadRequest as exc:
+            return _Decision(
+                api, error_replies.bad_request(api, exc.message, param=exc.param, code=exc.code)
+            )
+        except FaultSpecError as exc:
+            return _Decision(api, error_replies.bad_request(api, f"emulator: {exc}"))
+        if spec is not None and not self._attempts.hits(spec, f"{request.path}\0".encode() + body):
+            spec = None
+        decision = _Decision(api, ask=ask, route=route, fault=spec)
+        if spec is not None and spec.kind in ("429", "500", "503", "400", "401", "html"):
+            return replace(decision, reply=error_replies.fault_reply(api, spec, ask.model))
+        if spec is not None and spec.kind == "non_json":
+            return replace(decision, reply=_non_json(ask.stream))
+        if self._replay is not None:
+            try:
+                name = request.headers.get(REPLAY_HEADER)
+                return replace(decision, reply=self._replay.pick(api, stream=ask.stream, name=name))
+            except ReplayMiss as exc:
+                return replace(decision, reply=error_replies.bad_request(api, f"emulator: {exc}"))
+        return decision
+
+    def _fault_for(
+        self, request: web.BaseRequest, ask: Ask, plan: FaultPlan | None
+    ) -> FaultSpec | None:
+        header = request.headers.get(FAULT_HEADER)
+        if header:
+            return FaultSpec.parse(header)
+        spec = directive_spec(ask.prompt)
+        if spec is not None:
+            return spec
+        return plan.choose(ask.question) if plan is not None else None
+
+    async def _execute(self, request: web.BaseRequest, decision: _Decision) -> web.StreamResponse:
+        fault = decision.fault
+        kind = fault.kind if fault else None
+        if kind == "drop":
+            return _drop(request)
+        if kind == "hang":
+            await self._pause(fault.arg if fault and fault.arg is not None else _HANG_CAP_S)
+            return _drop(request)
+        if kind == "delay" and await self._pause(fault.arg if fault and fault.arg else 1.0):
+            return _drop(request)
+        headers = {"x-emulator-fault": str(fault)} if fault else {}
+        if decision.api == "openai":
+            headers["x-request-id"] = f"req_{secrets.token_hex(16)}"
+        if decision.reply is not None:
+            reply = decision.reply
+            if kind == "truncate":
+                reply = _cut(reply)
+            return _respond(reply, headers)
+        assert decision.ask is not None
+        assert decision.route is not None
+        content_fault = kind if kind in CONTENT_FAULTS else None
+        frames, synthesised = _synthesise(decision.ask, decision.route, content_fault)
+        if frames is None:
+            assert synthesised is not None
+            if kind == "truncate":
+                synthesised = _cut(synthesised)
+            return _respond(synthesised, headers)
+        if kind == "truncate":
+            cut = len(frames) // 2
+            frames = [*frames[:cut], frames[cut][: len(frames[cut]) // 2]]
+        return await _stream(request, frames, headers)
+
+    async def _pause(self, seconds: float) -> bool:
+        """Wait, or stop waiting when the emulator shuts down; True if it is shutting down."""
+        try:
+            await asyncio.wait_for(self._closing().wait(), timeout=seconds)
+        except TimeoutError:
+            return False
+        return True
+
+
+def _parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return None
+
+
+def _authorised(api: Api, request: web.BaseRequest) -> bool:
+    bearer = request.headers.get("Authorization", "")
+    if bearer.startswith("Bearer ") and bearer[7:].strip():
+        return True
+    return api == "vertex" and bool(request.headers.get("x-goog-api-key"))
+
+
+def _non_json(stream: bool) -> Reply:
+    """A 200 whose body is not JSON: a proxy's text where JSON (or JSON events) belongs."""
+    if stream:
+        return Reply(200, b"data: " + _NON_JSON_TEXT + b"\n\n", content_type=SSE_CONTENT_TYPE)
+    return Reply(200, _NON_JSON_TEXT)
+
+
+def _synthesise(ask: Ask, route: Route, fault: Any) -> tuple[list[bytes] | None, Reply | None]:
+    """A synthesised answer: stream frames, or a complete reply."""
+    answer = answer_for(ask.question, ask.country)
+    serial = secrets.token_hex(8)
+    if ask.api == "openai":
+        body = openai_responses.build_response(
+            ask, answer, fault=fault, serial=serial, created_at=int(time.time())
+        )
+        if ask.stream:
+            events = openai_responses.stream_events(body, serial=serial)
+            return [openai_event(e) for e in events], None
+        return None, Reply(200, openai_json(body, pretty=True).encode())
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    body = vertex.build_response(ask, answer, fault=fault, serial=serial, create_time=now)
+    if not ask.stream:
+        return None, Reply(200, google_json(body, pretty=True).encode())
+    chunks = vertex.stream_chunks(body, serial=serial)
+    if route.sse:
+        return [vertex_frame(c) for c in chunks], None
+    # Without alt=sse the stream is one JSON array, delivered element by element.
+    array = "[" + ",\r\n".join(google_json(c, pretty=True) for c in chunks) + "]"
+    return None, Reply(200, array.encode())
+
+
+def _cut(reply: Reply) -> Reply:
+    """The reply with its body cut in half, which always falls inside the JSON."""
+    return replace(reply, body=reply.body[: len(reply.body) // 2])
+
+
+def _respond(reply: Reply, headers: dict[str, str]) -> web.Response:
+    return web.Response(
+        status=reply.status,
+        body=reply.body,
+        headers={"Content-Type": reply.content_type, **reply.headers, **headers},
+    )
+
+
+async def _stream(
+    request: web.BaseRequest, frames: list[bytes], headers: dict[str, str]
+) -> web.StreamResponse:
+    response = web.StreamResponse(
+        status=200,
+        headers={"Content-Type": SSE_CONTENT_TYPE, "Cache-Control": "no-cache", **headers},
+    )
+    try:
+        await response.prepare(request)
+        for frame in frames:
+            await response.write(frame)
+        await response.write_eof()
+    except ConnectionError:
+        pass  # the client went away mid-stream; nothing is owed to it
+    return response
+
+
+def _drop(request: web.BaseRequest) -> web.Response:
+    """Close the connection without a response (the Response below is never sent)."""
+    if request.transport is not None:
+        request.transport.close()
+    return web.Response(status=204)
