@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from router import __version__
+from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.commands.pending import register_pending
 
@@ -66,12 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Counts TLDs and domains of the citations in a batch output file, per vendor, model "
         "and country.",
     )
-    register_pending(
-        subparsers,
-        "emulator",
-        "serve the loopback OpenAI and Vertex emulator in the foreground",
-        "Serves both providers' wire protocols on 127.0.0.1 for demos and tests.",
-    )
+    emulator_command.register(subparsers)
     return parser
 
 

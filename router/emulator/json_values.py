@@ -51,8 +51,9 @@ class SchemaFiller:
         self.placed_claims: list[tuple[int, str]] = []
         """(claim index, the exact string placed) for each claim used, in order."""
 
-    def value(self, schema: Mapping[str, Any]) -> Any:
-        """A value for ``schema``; a schema without properties gets an ``answer`` object."""
+    def value(self, schema: Mapping[str, Any] | None) -> Any:
+        """A value for ``schema``; no schema, or no properties, gives an ``answer`` object."""
+        schema = schema or {"type": "object"}
         return self._value(schema, root=schema, name="", depth=0)
 
     def _value(self, schema: Any, *, root: Mapping[str, Any], name: str, depth: int) -> Any:
@@ -73,8 +74,11 @@ class SchemaFiller:
             kind = (
                 "object" if "properties" in schema else "array" if "items" in schema else "string"
             )
-        if depth >= _MAX_DEPTH:
-            return {} if kind == "object" else [] if kind == "array" else None
+        # Recursive schemas end in empty lists; a chain of required objects ends in {}.
+        if kind == "array" and depth >= _MAX_DEPTH:
+            return []
+        if kind == "object" and depth >= 2 * _MAX_DEPTH:
+            return {}
         if kind == "object":
             return self._object(schema, root=root, depth=depth)
         if kind == "array":

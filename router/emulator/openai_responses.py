@@ -297,7 +297,7 @@ def _json_text(ask: Ask, answer: Answer, *, citing: bool) -> str:
         cite_marker=marker if citing else None,
         country=ask.country,
     )
-    value = filler.value(ask.json_format.schema or {})
+    value = filler.value(ask.json_format.schema)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -36,16 +36,25 @@ class RequestLog:
 
     def __init__(self, limit: int) -> None:
         self._entries: deque[RecordedRequest] = deque(maxlen=limit)
-        self._lock = threading.Lock()
+        self._received = 0
+        self._changed = threading.Condition()
 
     def add(self, entry: RecordedRequest) -> None:
-        with self._lock:
+        with self._changed:
             self._entries.append(entry)
+            self._received += 1
+            self._changed.notify_all()
+
+    def wait_for(self, count: int, timeout: float) -> bool:
+        """Block until ``count`` requests have arrived since the last clear; False on timeout."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._received >= count, timeout)
 
     def snapshot(self) -> list[RecordedRequest]:
-        with self._lock:
+        with self._changed:
             return list(self._entries)
 
     def clear(self) -> None:
-        with self._lock:
+        with self._changed:
             self._entries.clear()
+            self._received = 0

@@ -127,6 +127,10 @@ class Emulator:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        # Done on the emulator's own loop, so stop() works from inside another running loop.
+        loop = asyncio.get_running_loop()
+        await loop.shutdown_asyncgens()
+        await loop.shutdown_default_executor()
 
     def _halt_loop(self) -> None:
         loop, thread = self._loop, self._thread
@@ -134,8 +138,6 @@ class Emulator:
             return
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
         self._loop = self._thread = None
         self._port = None
@@ -164,6 +166,15 @@ class Emulator:
     @property
     def requests(self) -> list[RecordedRequest]:
         """The requests received so far, oldest first (a copy)."""
+        return self._log.snapshot()
+
+    def wait_for_requests(self, count: int, timeout: float = 10.0) -> list[RecordedRequest]:
+        """Block until ``count`` requests have arrived (since the last clear); return the log.
+
+        Raises TimeoutError if they have not arrived within ``timeout`` seconds.
+        """
+        if not self._log.wait_for(count, timeout):
+            raise TimeoutError(f"{count} requests did not arrive within {timeout} s")
         return self._log.snapshot()
 
     def clear_requests(self) -> None:

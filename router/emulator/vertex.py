@@ -156,7 +156,7 @@ def _json_text(ask: Ask, answer: Answer) -> tuple[str, list[_Span]]:
     """JSON for the schema; spans cover the claims inside its string values (in bytes)."""
     assert ask.json_format is not None
     filler = SchemaFiller(answer, rng_for("vertex-json", ask.question), country=ask.country)
-    text = json.dumps(filler.value(ask.json_format.schema or {}), ensure_ascii=False, indent=2)
+    text = json.dumps(filler.value(ask.json_format.schema), ensure_ascii=False, indent=2)
     spans: list[_Span] = []
     cursor = 0
     for claim_index, placed in filler.placed_claims:
