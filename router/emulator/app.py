@@ -45,6 +45,7 @@ _VERTEX_PATH = re.compile(
 )
 _OPENAI_PATH = "/v1/responses"
 _HANG_CAP_S = 3600.0
+_STREAM_BATCH_BYTES = 16_384
 _NON_JSON_TEXT = (
     b"upstream connect error or disconnect/reset before headers. reset reason: overflow"
 )
@@ -97,12 +98,12 @@ class ProviderHandler:
         settings: Callable[[], tuple[float, FaultPlan | None]],
         replay: ReplayLibrary | None,
         log: RequestLog,
-        closing: Callable[[], asyncio.Event],
     ) -> None:
         self._settings = settings
         self._replay = replay
         self._log = log
-        self._closing = closing
+        self._closed = False
+        self._sleepers: set[asyncio.Future[bool]] = set()
         self._attempts = AttemptCounter()
         self._queued: dict[Api, deque[Reply]] = {"openai": deque(), "vertex": deque()}
         self.in_flight = 0
@@ -117,11 +118,21 @@ class ProviderHandler:
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             body = await request.read()
+            loop = asyncio.get_running_loop()
+            arrived = loop.time()
             latency_s, plan = self._settings()
             decision = self._decide(request, body, plan)
-            if latency_s > 0 and await self._pause(latency_s):
+            if latency_s > 0:
+                # Latency counts from arrival and includes the synthesis, as a real service's
+                # does. Requests arrive in bursts; yielding once lets every request of a burst
+                # stamp its arrival before any of them spends CPU, so the synthesis hides in
+                # the latency instead of queueing the burst's last request behind the rest.
+                await asyncio.sleep(0)
+            payload = _payload(decision)
+            remaining = latency_s - (loop.time() - arrived)
+            if remaining > 0 and await self._pause(remaining):
                 return _drop(request)
-            return await self._execute(request, decision)
+            return await self._deliver(request, decision, payload)
         finally:
             self.in_flight -= 1
 
@@ -204,45 +215,75 @@ class ProviderHandler:
             return spec
         return plan.choose(ask.question) if plan is not None else None
 
-    async def _execute(self, request: web.BaseRequest, decision: _Decision) -> web.StreamResponse:
+    async def _deliver(
+        self, request: web.BaseRequest, decision: _Decision, payload: Reply | list[bytes] | None
+    ) -> web.StreamResponse:
         fault = decision.fault
-        kind = fault.kind if fault else None
-        if kind == "drop":
+        if fault is not None and fault.kind == "hang":
+            await self._pause(fault.arg if fault.arg is not None else _HANG_CAP_S)
             return _drop(request)
-        if kind == "hang":
-            await self._pause(fault.arg if fault and fault.arg is not None else _HANG_CAP_S)
+        if payload is None:
             return _drop(request)
-        if kind == "delay" and await self._pause(fault.arg if fault and fault.arg else 1.0):
+        if fault is not None and fault.kind == "delay" and await self._pause(fault.arg or 1.0):
             return _drop(request)
         headers = {"x-emulator-fault": str(fault)} if fault else {}
         if decision.api == "openai":
             headers["x-request-id"] = f"req_{secrets.token_hex(16)}"
-        if decision.reply is not None:
-            reply = decision.reply
-            if kind == "truncate":
-                reply = _cut(reply)
-            return _respond(reply, headers)
-        assert decision.ask is not None
-        assert decision.route is not None
-        content_fault = kind if kind in CONTENT_FAULTS else None
-        frames, synthesised = _synthesise(decision.ask, decision.route, content_fault)
-        if frames is None:
-            assert synthesised is not None
-            if kind == "truncate":
-                synthesised = _cut(synthesised)
-            return _respond(synthesised, headers)
-        if kind == "truncate":
-            cut = len(frames) // 2
-            frames = [*frames[:cut], frames[cut][: len(frames[cut]) // 2]]
-        return await _stream(request, frames, headers)
+        if isinstance(payload, Reply):
+            return _respond(payload, headers)
+        return await _stream(request, payload, headers)
 
     async def _pause(self, seconds: float) -> bool:
-        """Wait, or stop waiting when the emulator shuts down; True if it is shutting down."""
+        """Wait, or stop waiting when the emulator shuts down; True if it is shutting down.
+
+        A bare future and timer, as cheap as asyncio.sleep, that close() can end early.
+        """
+        if self._closed:
+            return True
+        waiter: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        timer = waiter.get_loop().call_later(seconds, _settle, waiter, False)
+        self._sleepers.add(waiter)
         try:
-            await asyncio.wait_for(self._closing().wait(), timeout=seconds)
-        except TimeoutError:
-            return False
-        return True
+            return await waiter
+        finally:
+            timer.cancel()
+            self._sleepers.discard(waiter)
+
+    def reopen(self) -> None:
+        """Accept pauses again after a restart."""
+        self._closed = False
+
+    def close(self) -> None:
+        """End every pause now (requests that were waiting drop their connection)."""
+        self._closed = True
+        for waiter in list(self._sleepers):
+            _settle(waiter, True)
+
+
+def _settle(waiter: asyncio.Future[bool], closing: bool) -> None:
+    if not waiter.done():
+        waiter.set_result(closing)
+
+
+def _payload(decision: _Decision) -> Reply | list[bytes] | None:
+    """What the request will be sent: a reply, stream frames, or None (drop or hang)."""
+    kind = decision.fault.kind if decision.fault else None
+    if kind in ("drop", "hang"):
+        return None
+    if decision.reply is not None:
+        return _cut(decision.reply) if kind == "truncate" else decision.reply
+    assert decision.ask is not None
+    assert decision.route is not None
+    frames, reply = _synthesise(
+        decision.ask, decision.route, kind if kind in CONTENT_FAULTS else None
+    )
+    if frames is None:
+        assert reply is not None
+        return _cut(reply) if kind == "truncate" else reply
+    if kind == "truncate":
+        cut = len(frames) // 2
+        frames = [*frames[:cut], frames[cut][: len(frames[cut]) // 2]]
+    return frames
 
 
 def _parse_json(body: bytes) -> Any:
@@ -269,24 +310,24 @@ def _non_json(stream: bool) -> Reply:
 def _synthesise(ask: Ask, route: Route, fault: Any) -> tuple[list[bytes] | None, Reply | None]:
     """A synthesised answer: stream frames, or a complete reply."""
     answer = answer_for(ask.question, ask.country)
-    serial = secrets.token_hex(8)
+    serial = secrets.token_hex(12)
     if ask.api == "openai":
         body = openai_responses.build_response(
             ask, answer, fault=fault, serial=serial, created_at=int(time.time())
         )
         if ask.stream:
             events = openai_responses.stream_events(body, serial=serial)
-            return [openai_event(e) for e in events], None
-        return None, Reply(200, openai_json(body, pretty=True).encode())
+            return [openai_event(kind, data) for kind, data in events], None
+        return None, Reply(200, openai_json(body).encode())
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     body = vertex.build_response(ask, answer, fault=fault, serial=serial, create_time=now)
     if not ask.stream:
-        return None, Reply(200, google_json(body, pretty=True).encode())
+        return None, Reply(200, google_json(body).encode())
     chunks = vertex.stream_chunks(body, serial=serial)
     if route.sse:
         return [vertex_frame(c) for c in chunks], None
     # Without alt=sse the stream is one JSON array, delivered element by element.
-    array = "[" + ",\r\n".join(google_json(c, pretty=True) for c in chunks) + "]"
+    array = "[" + ",\r\n".join(google_json(c) for c in chunks) + "]"
     return None, Reply(200, array.encode())
 
 
@@ -312,8 +353,18 @@ async def _stream(
     )
     try:
         await response.prepare(request)
+        # Frames go out in batches: one write per event costs a syscall each, and with no
+        # pause between events the client cannot tell the difference.
+        batch: list[bytes] = []
+        size = 0
         for frame in frames:
-            await response.write(frame)
+            batch.append(frame)
+            size += len(frame)
+            if size >= _STREAM_BATCH_BYTES:
+                await response.write(b"".join(batch))
+                batch, size = [], 0
+        if batch:
+            await response.write(b"".join(batch))
         await response.write_eof()
     except ConnectionError:
         pass  # the client went away mid-stream; nothing is owed to it

@@ -423,6 +423,7 @@ _CLAIMS: dict[SourceKind, tuple[str, ...]] = {
         "A short documentary clip shows {topic} in practice — it’s a quick primer.",
     ),
 }
+_ALL_CLAIMS = tuple(template for templates in _CLAIMS.values() for template in templates)
 _QUESTION_LEAD = re.compile(
     r"^(?:please\s+)?(?:(?:what|who|when|where|why|how|which)(?:'s|\s+(?:is|are|was|were|"
     r"did|does|do|many|much|can|should|will))?|tell me about|explain|describe|give me)\s+"
@@ -450,9 +451,40 @@ def answer_for(question: str, country: str | None = None) -> Answer:
     return _fallback(question, country)
 
 
+_WEATHER_OR_TIME = re.compile(
+    r"\b(weather|time)\b(?:\s+is\s+it)?\s+in\s+(?P<place>[^?!.]+?)"
+    r"(?:\s+(?:today|tonight|now|right now|tomorrow|currently|is it|this week))*$",
+    re.IGNORECASE,
+)
+
+
+def _google_weather_or_time(topic: str, country: str | None) -> Source | None:
+    """Google's own weather/time answer for such questions: a google.com/search chunk.
+
+    Real ones keep the place's spaces and commas unencoded (``q=weather+in+San Francisco,
+    CA,+US``), and Vertex cites them only; OpenAI never sees them.
+    """
+    match = _WEATHER_OR_TIME.search(topic)
+    if match is None:
+        return None
+    kind, place = match[1].lower(), match["place"].strip()
+    where = f"{place},+{country.upper()}" if country else place
+    title = (
+        f"Weather information for {place}"
+        if kind == "weather"
+        else f"Current time information in {place}."
+    )
+    return Source(
+        url=f"https://www.google.com/search?q={kind}+in+{where}",
+        title=title,
+        domain="google.com",
+        vertex_only=True,
+    )
+
+
 def _fresh_template(rng: random.Random, kind: SourceKind, used: set[str]) -> str:
     """A claim template for the source kind that this answer has not used yet."""
-    for pool in (_CLAIMS[kind], _CLAIMS["web"], tuple(t for ts in _CLAIMS.values() for t in ts)):
+    for pool in (_CLAIMS[kind], _CLAIMS["web"], _ALL_CLAIMS):
         fresh = [t for t in pool if t not in used]
         if fresh:
             return rng.choice(fresh)
@@ -470,6 +502,9 @@ def _fallback(question: str, country: str | None) -> Answer:
         sources.insert(
             1, sites[0].page(f"{topic} {rng.choice(('history', 'facts', 'today'))}", rng)
         )
+    google_answer = _google_weather_or_time(topic, country)
+    if google_answer is not None:
+        sources.insert(1, google_answer)
     count = min(len(sources) - 1, rng.randint(2, 4))
     claims: list[Claim] = []
     used: set[str] = set()

@@ -56,7 +56,7 @@ def openai_error(
 ) -> Reply:
     """An OpenAI error reply; ``kind`` is the error ``type`` (invalid_request_error, ...)."""
     body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
-    return Reply(status, openai_json(body, pretty=True).encode(), headers=headers or {})
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
 
 
 def google_error(
@@ -70,7 +70,7 @@ def google_error(
             "status": _GOOGLE_STATUS.get(status, "UNKNOWN"),
         }
     }
-    return Reply(status, google_json(body, pretty=True).encode(), headers=headers or {})
+    return Reply(status, google_json(body).encode(), headers=headers or {})
 
 
 def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:

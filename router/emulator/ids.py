@@ -8,14 +8,11 @@ import random
 
 __all__ = [
     "digest",
-    "obfuscation",
     "openai_id",
     "redirect_token",
     "rng_for",
     "vertex_response_id",
 ]
-
-_ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
 def digest(*parts: str) -> bytes:
@@ -28,9 +25,13 @@ def rng_for(*parts: str) -> random.Random:
     return random.Random(int.from_bytes(digest(*parts)[:8], "big"))
 
 
-def openai_id(prefix: str, *parts: str) -> str:
-    """An OpenAI-style object id such as ``resp_0a4b...`` (50 hex digits, as recorded)."""
-    return f"{prefix}_{hashlib.shake_256(digest(*parts)).hexdigest(25)}"
+def openai_id(prefix: str, serial: str, *parts: str) -> str:
+    """An OpenAI-style id: ``resp_``, ``ws_``, ``msg_``... then 50 hex digits.
+
+    Ids of one response share their first 24 digits (the ``serial``), as recorded ones do.
+    """
+    own = hashlib.blake2b("\0".join((serial, *parts)).encode(), digest_size=13).hexdigest()
+    return f"{prefix}_{serial[:24]}{own}"
 
 
 def vertex_response_id(*parts: str) -> str:
@@ -47,9 +48,3 @@ def redirect_token(*parts: str) -> str:
     size = 110 + seed[0] % 121
     body = hashlib.shake_256(seed).digest(size)
     return "AUZIYQ" + base64.urlsafe_b64encode(body).decode()
-
-
-def obfuscation(*parts: str) -> str:
-    """The padding string OpenAI puts on each text delta (1 to 15 characters)."""
-    rng = rng_for("obfuscation", *parts)
-    return "".join(rng.choice(_ALNUM) for _ in range(rng.randint(1, 15)))

@@ -9,17 +9,18 @@ only when ``include`` asks for them, and private-use citation tokens inside JSON
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import random
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from router.emulator.catalogue import Answer
 from router.emulator.faults import FaultKind
-from router.emulator.ids import obfuscation, openai_id, rng_for
+from router.emulator.ids import openai_id, rng_for
 from router.emulator.json_values import SchemaFiller
+from router.emulator.reply import openai_json
 from router.emulator.wire import Ask, BadRequest, JsonFormat
 
 __all__ = ["build_response", "read_request", "stream_events"]
@@ -144,7 +145,7 @@ def build_response(
         text, annotations = answer.plain_text, []
     output.append(
         {
-            "id": openai_id("msg", serial),
+            "id": openai_id("msg", serial, "msg"),
             "type": "message",
             "status": "completed",
             "content": [
@@ -161,7 +162,7 @@ def build_response(
     output_tokens = _tokens(text) + reasoning_tokens
     echo = ask.echo
     return {
-        "id": openai_id("resp", serial),
+        "id": openai_id("resp", serial, "resp"),
         "object": "response",
         "created_at": created_at,
         "status": "completed",
@@ -266,7 +267,7 @@ def _cited_text(
             if source.vertex_only:
                 continue
             url = source.url if index == opened or index in bare else _with_utm(source.url)
-            host = (urlsplit(url).hostname or source.domain).removeprefix("www.")
+            host = url.split("/", 3)[2].removeprefix("www.")
             text += " "
             start = len(text)
             text += f"([{host}]({url}))"
@@ -333,94 +334,85 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def stream_events(body: Mapping[str, Any], *, serial: str) -> list[dict[str, Any]]:
-    """The SSE events that deliver ``body``, in the order the real service sends them."""
-    events: list[dict[str, Any]] = []
-
-    def emit(payload: dict[str, Any]) -> None:
-        payload["sequence_number"] = len(events)
-        events.append(payload)
-
+def stream_events(body: Mapping[str, Any], *, serial: str) -> list[tuple[str, str]]:
+    """The SSE events that deliver ``body`` as (event type, data JSON), in the real order."""
+    events = _Events()
+    index_json = [str(i) for i in range(len(body["output"]))]
     pending = {**body, "status": "in_progress", "completed_at": None, "output": [], "usage": None}
-    emit({"type": "response.created", "response": pending})
-    emit({"type": "response.in_progress", "response": pending})
+    pending_json = openai_json(pending)
+    events.emit("response.created", response=pending_json)
+    events.emit("response.in_progress", response=pending_json)
     for index, item in enumerate(body["output"]):
+        at = index_json[index]
+        if item["type"] == "message":
+            _message_events(events, item, at, serial)
+            continue
         if item["type"] == "web_search_call":
             started = {"id": item["id"], "type": "web_search_call", "status": "in_progress"}
-            emit({"type": "response.output_item.added", "item": started, "output_index": index})
+            events.emit("response.output_item.added", item=openai_json(started), output_index=at)
+            item_id = openai_json(item["id"])
             for phase in ("in_progress", "searching", "completed"):
-                emit(
-                    {
-                        "type": f"response.web_search_call.{phase}",
-                        "item_id": item["id"],
-                        "output_index": index,
-                    }
-                )
-        elif item["type"] == "message":
-            _message_events(item, index, serial, emit)
-            continue
+                events.emit(f"response.web_search_call.{phase}", item_id=item_id, output_index=at)
         else:
-            emit({"type": "response.output_item.added", "item": item, "output_index": index})
-        emit({"type": "response.output_item.done", "item": item, "output_index": index})
-    emit({"type": "response.completed", "response": body})
-    return events
+            events.emit("response.output_item.added", item=openai_json(item), output_index=at)
+        events.emit("response.output_item.done", item=openai_json(item), output_index=at)
+    events.emit("response.completed", response=openai_json(body))
+    return events.frames
 
 
-def _message_events(item: Mapping[str, Any], index: int, serial: str, emit: Any) -> None:
-    item_id = item["id"]
+class _Events:
+    """Stream events built as JSON text: each large object is encoded once and spliced in."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[str, str]] = []
+
+    def emit(self, kind: str, **members: str) -> None:
+        """Add an event; ``members`` are JSON texts, kept in order after ``type``."""
+        fields = "".join(f'"{name}":{value},' for name, value in members.items())
+        sequence = len(self.frames)
+        self.frames.append((kind, f'{{"type":"{kind}",{fields}"sequence_number":{sequence}}}'))
+
+
+def _message_events(events: _Events, item: Mapping[str, Any], at: str, serial: str) -> None:
     part = item["content"][0]
     text: str = part["text"]
     annotations: list[dict[str, Any]] = part["annotations"]
-    started = {
-        "id": item_id,
-        "type": "message",
-        "status": "in_progress",
-        "content": [],
-        "role": "assistant",
-    }
-    where = {"content_index": 0, "item_id": item_id, "output_index": index}
-    emit({"type": "response.output_item.added", "item": started, "output_index": index})
-    emit(
-        {
-            "type": "response.content_part.added",
-            **where,
-            "part": {"type": "output_text", "annotations": [], "logprobs": [], "text": ""},
-        }
-    )
+    item_id = openai_json(item["id"])
+    started = {**item, "status": "in_progress", "content": []}
+    empty_part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+    events.emit("response.output_item.added", item=openai_json(started), output_index=at)
+    where = {"content_index": "0", "item_id": item_id, "output_index": at}
+    events.emit("response.content_part.added", **where, part=openai_json(empty_part))
     announced = 0
-    for n, (start, end) in enumerate(_delta_bounds(text, annotations, serial)):
-        emit(
-            {
-                "type": "response.output_text.delta",
-                "content_index": 0,
-                "delta": text[start:end],
-                "item_id": item_id,
-                "logprobs": [],
-                "obfuscation": obfuscation(serial, str(n)),
-                "output_index": index,
-            }
+    rng = rng_for("deltas", serial)
+    for start, end in _delta_bounds(text, annotations, rng):
+        events.emit(
+            "response.output_text.delta",
+            content_index="0",
+            delta=openai_json(text[start:end]),
+            item_id=item_id,
+            logprobs="[]",
+            obfuscation=openai_json(_obfuscation(rng)),
+            output_index=at,
         )
         # An annotation follows the delta that completes its marker.
         while announced < len(annotations) and annotations[announced]["end_index"] <= end:
-            emit(
-                {
-                    "type": "response.output_text.annotation.added",
-                    "annotation": annotations[announced],
-                    "annotation_index": announced,
-                    **where,
-                }
+            events.emit(
+                "response.output_text.annotation.added",
+                annotation=openai_json(annotations[announced]),
+                annotation_index=str(announced),
+                **where,
             )
             announced += 1
-    emit({"type": "response.output_text.done", **where, "logprobs": [], "text": text})
-    emit({"type": "response.content_part.done", **where, "part": part})
-    emit({"type": "response.output_item.done", "item": item, "output_index": index})
+    events.emit("response.output_text.done", **where, logprobs="[]", text=openai_json(text))
+    events.emit("response.content_part.done", **where, part=openai_json(part))
+    events.emit("response.output_item.done", item=openai_json(item), output_index=at)
 
 
 def _delta_bounds(
-    text: str, annotations: list[dict[str, Any]], serial: str
+    text: str, annotations: list[dict[str, Any]], rng: random.Random
 ) -> list[tuple[int, int]]:
     """Delta boundaries: each citation marker whole, the text between cut into short runs."""
-    rng = rng_for("deltas", serial)
     markers = {a["start_index"]: a["end_index"] for a in annotations}
     bounds: list[tuple[int, int]] = []
     position = 0
@@ -428,8 +420,18 @@ def _delta_bounds(
         if position in markers:
             end = markers[position]
         else:
-            end = min(len(text), position + rng.randint(6, 40))
+            end = min(len(text), position + rng.randint(12, 80))
             end = min([end, *(s for s in markers if position < s < end)])
         bounds.append((position, end))
         position = end
     return bounds
+
+
+def _obfuscation(rng: random.Random) -> str:
+    """The padding OpenAI puts on each text delta: 1 to 15 letters and digits."""
+    return (
+        base64.b64encode(rng.randbytes(12))
+        .decode()[: rng.randint(1, 15)]
+        .replace("+", "x")
+        .replace("/", "y")
+    )

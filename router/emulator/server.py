@@ -23,6 +23,9 @@ logger = structlog.get_logger(__name__)
 
 _HOST = "127.0.0.1"
 _START_TIMEOUT_S = 10.0
+# aiohttp's default of 128 overflows when hundreds of clients connect at once, and each
+# dropped SYN costs its client a one-second retransmit.
+_LISTEN_BACKLOG = 2048
 # In-flight handlers stop waiting as soon as shutdown begins; this only bounds a stuck write.
 _SHUTDOWN_TIMEOUT_S = 5.0
 
@@ -55,12 +58,10 @@ class Emulator:
             settings=lambda: (self.latency_s, self.faults),
             replay=self._replay,
             log=self._log,
-            closing=lambda: self._closing,
         )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.ServerRunner | None = None
-        self._closing = asyncio.Event()
         self._port: int | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -109,12 +110,14 @@ class Emulator:
         self.stop()
 
     async def _open(self) -> int:
-        self._closing = asyncio.Event()
+        self._handler.reopen()
         server = web.Server(self._handler, handler_cancellation=True, access_log=None)
         runner = web.ServerRunner(server, shutdown_timeout=_SHUTDOWN_TIMEOUT_S)
         await runner.setup()
         self._runner = runner
-        site = web.TCPSite(runner, _HOST, self._requested_port, reuse_address=True)
+        site = web.TCPSite(
+            runner, _HOST, self._requested_port, reuse_address=True, backlog=_LISTEN_BACKLOG
+        )
         try:
             await site.start()
         except BaseException:
@@ -123,7 +126,7 @@ class Emulator:
         return site.port
 
     async def _close(self) -> None:
-        self._closing.set()
+        self._handler.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -7,10 +7,15 @@ that ALS reports over emulator output show a believable spread of TLDs, countrie
 
 from __future__ import annotations
 
+import base64
+import itertools
 import random
 import re
+import string
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Literal
 
 __all__ = ["SITES", "Site", "Source", "SourceKind", "pick_sites", "slugify"]
@@ -47,20 +52,12 @@ class Site:
 
     def page(self, topic: str, rng: random.Random) -> Source:
         """A page of this site about ``topic``, its details drawn from ``rng``."""
-        y, m, d = rng.choice((2025, 2026)), rng.randint(1, 12), rng.randint(1, 28)
         slug = slugify(topic) or f"article-{rng.randint(1000, 9999)}"
-        fields = {
-            "topic": topic[:1].upper() + topic[1:],
-            "slug": slug,
-            "Slug": "_".join(w[:1].upper() + w[1:] for w in slug.split("-")),
-            "id": str(rng.randint(10**6, 10**9)),
-            "hex": f"{rng.getrandbits(96):024x}",
-            "yt": "".join(rng.choice(_YT_ALPHABET) for _ in range(11)),
-            "y": str(y),
-            "m": f"{m:02d}",
-            "d": f"{d:02d}",
-            "date": f"{y}-{m:02d}-{d:02d}",
-        }
+        fields = {"topic": topic[:1].upper() + topic[1:], "slug": slug}
+        # Only the fields this site's templates use are drawn: pages are made by the thousand.
+        for name in _fields_of(self.path) | _fields_of(self.title):
+            if name not in fields:
+                fields[name] = _FIELD_MAKERS[name](slug, rng)
         return Source(
             url=f"https://{self.host}{self.path.format(**fields)}",
             title=self.title.format(**fields),
@@ -69,7 +66,30 @@ class Site:
         )
 
 
-_YT_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+@cache
+def _fields_of(template: str) -> frozenset[str]:
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
+
+
+def _date_part(index: int) -> Callable[[str, random.Random], str]:
+    def make(_slug: str, rng: random.Random) -> str:
+        year, month, day = 2025 + rng.getrandbits(1), rng.randint(1, 12), rng.randint(1, 28)
+        return (str(year), f"{month:02d}", f"{day:02d}", f"{year}-{month:02d}-{day:02d}")[index]
+
+    return make
+
+
+_FIELD_MAKERS: dict[str, Callable[[str, random.Random], str]] = {
+    "Slug": lambda slug, _rng: "_".join(w[:1].upper() + w[1:] for w in slug.split("-")),
+    "id": lambda _slug, rng: str(rng.randint(10**6, 10**9)),
+    "hex": lambda _slug, rng: f"{rng.getrandbits(96):024x}",
+    "yt": lambda _slug, rng: base64.urlsafe_b64encode(rng.randbytes(9)).decode()[:11],
+    "y": _date_part(0),
+    "m": _date_part(1),
+    "d": _date_part(2),
+    "date": _date_part(3),
+}
+
 
 SITES: tuple[Site, ...] = (
     # International and US
@@ -326,6 +346,8 @@ SITES: tuple[Site, ...] = (
     ),
 )
 
+# International sites weigh more than other countries' sites, as in real result lists.
+_CUMULATIVE_WEIGHTS = list(itertools.accumulate(3 if s.country is None else 1 for s in SITES))
 _BY_COUNTRY: dict[str | None, tuple[Site, ...]] = {}
 for _site in SITES:
     _BY_COUNTRY[_site.country] = (*_BY_COUNTRY.get(_site.country, ()), _site)
@@ -335,17 +357,15 @@ def pick_sites(rng: random.Random, count: int, country: str | None) -> list[Site
     """``count`` distinct sites; about half from ``country`` when the pool has sites there."""
     local = list(_BY_COUNTRY.get(country.upper(), ())) if country else []
     chosen = rng.sample(local, min(len(local), max(1, count // 2 + count % 2))) if local else []
-    # International sites weigh more than other countries' sites, as in real result lists.
-    others = [s for s in SITES if s not in chosen]
-    weights = [3 if s.country is None else 1 for s in others]
     while len(chosen) < count:
-        site = rng.choices(others, weights)[0]
+        site = rng.choices(SITES, cum_weights=_CUMULATIVE_WEIGHTS)[0]
         if site not in chosen:
             chosen.append(site)
     rng.shuffle(chosen)
     return chosen
 
 
+@lru_cache(maxsize=4096)
 def slugify(text: str) -> str:
     """ASCII kebab-case of ``text`` (accents dropped; other scripts vanish)."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from router.emulator.reply import google_json, openai_json
+from router.emulator.reply import google_json
 
 __all__ = ["openai_event", "vertex_frame"]
 
 
-def openai_event(payload: Mapping[str, Any]) -> bytes:
-    """One OpenAI Responses stream event, named after its ``type``."""
-    return f"event: {payload['type']}\ndata: {openai_json(payload)}\n\n".encode()
+def openai_event(kind: str, data: str) -> bytes:
+    """One OpenAI Responses stream event: its type, then its JSON data."""
+    return f"event: {kind}\ndata: {data}\n\n".encode()
 
 
 def vertex_frame(payload: Mapping[str, Any]) -> bytes:

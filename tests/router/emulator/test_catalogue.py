@@ -82,3 +82,15 @@ def test_user_country_gets_its_own_sites(country: str) -> None:
         sources = answer_for(question, country).sources
         hits = sum(1 for s in sources if any(s.url.startswith(f"https://{h}/") for h, _ in local))
         assert hits * 2 >= len(sources) - 1, question
+
+
+def test_weather_questions_get_googles_own_answer() -> None:
+    """A weather or time question adds Google's google.com/search result, spaces and all."""
+    sources = answer_for("Weather in New York right now", "US").sources
+    google = [s for s in sources if s.vertex_only]
+    assert [s.url for s in google] == ["https://www.google.com/search?q=weather+in+New York,+US"]
+
+
+def test_other_questions_have_no_google_result() -> None:
+    """Questions that are not about weather or time cite only ordinary pages."""
+    assert not any(s.vertex_only for q in QUESTIONS for s in answer_for(q).sources)

@@ -115,6 +115,16 @@ def test_user_location_prefers_local_sites(openai_client: openai.OpenAI) -> None
     assert any(host.endswith(".fr") for host in hosts)
 
 
+def test_googles_own_weather_result_is_never_an_openai_citation(
+    openai_client: openai.OpenAI,
+) -> None:
+    """google.com/search results belong to Vertex; OpenAI cites the weather sites instead."""
+    response = grounded(openai_client, "What's the weather in San Francisco right now?")
+    urls = [note.url for note in annotations(response)]
+    assert urls
+    assert not any("google.com/search" in url for url in urls)
+
+
 def test_ungrounded_request_gets_a_plain_answer(openai_client: openai.OpenAI) -> None:
     """Without tools there is no search call and no annotation."""
     response = openai_client.responses.create(model="gpt-4o", input=PARIS)
