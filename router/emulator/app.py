@@ -1,7 +1,7 @@
 """The HTTP side: route a request, pick its fault, then answer, fail or misbehave.
 
-Everything up to the injected latency runs without awaiting, so the request log and the
-``*N`` attempt counts follow arrival order.
+Routing, the fault choice, the ``*N`` attempt counts and the request log happen right after
+the body is read, before anything else can run, so they follow arrival order.
 """
 
 from __future__ import annotations
@@ -10,17 +10,14 @@ import asyncio
 import json
 import re
 import secrets
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
 from router.emulator import error_replies, openai_responses, vertex
-from router.emulator.catalogue import answer_for
 from router.emulator.faults import (
     CONTENT_FAULTS,
     FAULT_HEADER,
@@ -32,9 +29,9 @@ from router.emulator.faults import (
     strip_directives,
 )
 from router.emulator.replay import REPLAY_HEADER, ReplayLibrary, ReplayMiss
-from router.emulator.reply import SSE_CONTENT_TYPE, Reply, google_json, openai_json
+from router.emulator.reply import SSE_CONTENT_TYPE, Reply
 from router.emulator.request_log import RecordedRequest, RequestLog
-from router.emulator.sse import openai_event, vertex_frame
+from router.emulator.synthesis import synthesise
 from router.emulator.wire import Api, Ask, BadRequest
 
 __all__ = ["ProviderHandler", "Route", "route_of"]
@@ -274,9 +271,8 @@ def _payload(decision: _Decision) -> Reply | list[bytes] | None:
         return _cut(decision.reply) if kind == "truncate" else decision.reply
     assert decision.ask is not None
     assert decision.route is not None
-    frames, reply = _synthesise(
-        decision.ask, decision.route, kind if kind in CONTENT_FAULTS else None
-    )
+    content_fault = kind if kind in CONTENT_FAULTS else None
+    frames, reply = synthesise(decision.ask, sse=decision.route.sse, fault=content_fault)
     if frames is None:
         assert reply is not None
         return _cut(reply) if kind == "truncate" else reply
@@ -305,30 +301,6 @@ def _non_json(stream: bool) -> Reply:
     if stream:
         return Reply(200, b"data: " + _NON_JSON_TEXT + b"\n\n", content_type=SSE_CONTENT_TYPE)
     return Reply(200, _NON_JSON_TEXT)
-
-
-def _synthesise(ask: Ask, route: Route, fault: Any) -> tuple[list[bytes] | None, Reply | None]:
-    """A synthesised answer: stream frames, or a complete reply."""
-    answer = answer_for(ask.question, ask.country)
-    serial = secrets.token_hex(12)
-    if ask.api == "openai":
-        body = openai_responses.build_response(
-            ask, answer, fault=fault, serial=serial, created_at=int(time.time())
-        )
-        if ask.stream:
-            events = openai_responses.stream_events(body, serial=serial)
-            return [openai_event(kind, data) for kind, data in events], None
-        return None, Reply(200, openai_json(body).encode())
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    body = vertex.build_response(ask, answer, fault=fault, serial=serial, create_time=now)
-    if not ask.stream:
-        return None, Reply(200, google_json(body).encode())
-    chunks = vertex.stream_chunks(body, serial=serial)
-    if route.sse:
-        return [vertex_frame(c) for c in chunks], None
-    # Without alt=sse the stream is one JSON array, delivered element by element.
-    array = "[" + ",\r\n".join(google_json(c) for c in chunks) + "]"
-    return None, Reply(200, array.encode())
 
 
 def _cut(reply: Reply) -> Reply:
