@@ -36,6 +36,10 @@ class Emulator:
     Use it as a context manager (or call :meth:`start` and :meth:`stop`) and point the SDKs at
     :attr:`openai_base_url` and :attr:`vertex_base_url`. ``latency_s`` and ``faults`` may be
     changed while it runs; they apply from the next request on.
+
+    ``latency_s`` is the time from a request's arrival to its reply, synthesis included.
+    ``replay`` must be an existing directory (NotADirectoryError otherwise); :meth:`start`
+    raises OSError when the port is taken. ``log_limit`` bounds :attr:`requests`.
     """
 
     def __init__(
@@ -198,4 +202,6 @@ class Emulator:
         content_type: str = JSON_CONTENT_TYPE,
     ) -> None:
         """Serve exactly ``body`` to the next request on ``api`` (no fault, no synthesis)."""
+        if api not in ("openai", "vertex"):
+            raise ValueError(f"api must be 'openai' or 'vertex', not {api!r}")
         self._handler.enqueue(api, Reply(status, bytes(body), content_type=content_type))

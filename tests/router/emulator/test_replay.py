@@ -167,3 +167,9 @@ def test_queued_replies_keep_their_order(vertex_client_factory: Any, emulator: E
         for _ in range(2)
     ]
     assert texts == ["first", "second"]
+
+
+def test_queue_for_an_unknown_api_is_refused(emulator: Emulator) -> None:
+    """Only "openai" and "vertex" have queues; anything else is a caller's mistake."""
+    with pytest.raises(ValueError, match="openai"):
+        emulator.enqueue_reply("anthropic", b"{}")  # type: ignore[arg-type]
