@@ -33,6 +33,7 @@ from router.emulator.reply import SSE_CONTENT_TYPE, Reply
 from router.emulator.request_log import RecordedRequest, RequestLog
 from router.emulator.synthesis import synthesise
 from router.emulator.wire import Api, Ask, BadRequest
+from router.emulator.work_queue import WorkQueue
 
 __all__ = ["ProviderHandler", "Route", "route_of"]
 
@@ -101,6 +102,7 @@ class ProviderHandler:
         self._log = log
         self._closed = False
         self._sleepers: set[asyncio.Future[bool]] = set()
+        self._work: WorkQueue[Reply | list[bytes] | None] = WorkQueue(closed_result=None)
         self._attempts = AttemptCounter()
         self._queued: dict[Api, deque[Reply]] = {"openai": deque(), "vertex": deque()}
         self.in_flight = 0
@@ -119,13 +121,11 @@ class ProviderHandler:
             arrived = loop.time()
             latency_s, plan = self._settings()
             decision = self._decide(request, body, plan)
-            if latency_s > 0:
-                # Latency counts from arrival and includes the synthesis, as a real service's
-                # does. Requests arrive in bursts; yielding once lets every request of a burst
-                # stamp its arrival before any of them spends CPU, so the synthesis hides in
-                # the latency instead of queueing the burst's last request behind the rest.
-                await asyncio.sleep(0)
-            payload = _payload(decision)
+            # Latency counts from arrival and includes the synthesis, as a real service's
+            # does, so the emulator's CPU time hides inside it instead of adding to it.
+            payload = await self._work.run(lambda: _payload(decision))
+            if self._closed:
+                return _drop(request)
             remaining = latency_s - (loop.time() - arrived)
             if remaining > 0 and await self._pause(remaining):
                 return _drop(request)
@@ -247,12 +247,14 @@ class ProviderHandler:
             self._sleepers.discard(waiter)
 
     def reopen(self) -> None:
-        """Accept pauses again after a restart."""
+        """Accept requests again after a restart."""
         self._closed = False
+        self._work.reopen()
 
     def close(self) -> None:
         """End every pause now (requests that were waiting drop their connection)."""
         self._closed = True
+        self._work.close()
         for waiter in list(self._sleepers):
             _settle(waiter, True)
 
