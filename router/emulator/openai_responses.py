@@ -31,6 +31,13 @@ _SEARCH_TOOLS = frozenset(
 _SOURCES_INCLUDE = "web_search_call.action.sources"
 _REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 _CITE_OPEN, _CITE_SEP, _CITE_CLOSE = "\ue200", "\ue202", "\ue201"
+_NO_IMAGE_TOKENS = {
+    "input_tokens": 0,
+    "input_tokens_details": {"image_tokens": 0, "text_tokens": 0},
+    "output_tokens": 0,
+    "output_tokens_details": {"image_tokens": 0, "text_tokens": 0},
+    "total_tokens": 0,
+}
 
 
 def read_request(body: Mapping[str, Any]) -> Ask:
@@ -189,7 +196,7 @@ def build_response(
         "temperature": echo.get("temperature", 1.0),
         "text": {"format": _echo_format(echo), "verbosity": "medium"},
         "tool_choice": echo.get("tool_choice", "auto"),
-        "tool_usage": {"web_search": {"num_requests": searches}},
+        "tool_usage": {"image_gen": _NO_IMAGE_TOKENS, "web_search": {"num_requests": searches}},
         "tools": [_echo_tool(t) for t in echo.get("tools") or [] if isinstance(t, Mapping)],
         "top_logprobs": 0,
         "top_p": echo.get("top_p", 1.0),
