@@ -15,7 +15,8 @@ Endpoints: ``POST /v1/responses`` (JSON, or SSE when ``stream`` is true) and
 catalogue, or a deterministic fallback for any other text (same text, same answer), and carry
 the quirks of the real services (see ``openai_responses`` and ``vertex``). With ``replay=DIR``
 recorded bodies are served verbatim instead; :meth:`Emulator.enqueue_reply` serves one given
-body to the next request on an API.
+body to the next request on an API. ``latency_s`` runs from a request's arrival to its reply
+and includes the synthesis, as a real service's latency includes its compute.
 
 Faults
 ------
