@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from router import __version__
 from router.commands import als, batch, route
+from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.commands.pending import register_pending
 from router.logging import configure_logging
@@ -58,12 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     route.register(subparsers)
     batch.register(subparsers)
     als.register(subparsers)
-    register_pending(
-        subparsers,
-        "emulator",
-        "serve the loopback OpenAI and Vertex emulator in the foreground",
-        "Serves both providers' wire protocols on 127.0.0.1 for demos and tests.",
-    )
+    emulator_command.register(subparsers)
     return parser
 
 
