@@ -49,13 +49,17 @@ _log = structlog.get_logger(__name__)
 
 
 class VertexAdapter:
-    """Vertex AI Gemini with Google Search grounding; one instance serves any settings."""
+    """Vertex AI Gemini with Google Search grounding; one instance serves any settings.
+
+    ``resolver`` replaces the ``RedirectResolver`` the adapter would build from the first
+    settings with ``resolve_redirects`` on; either way it is used only while that setting is on.
+    """
 
     vendor: Vendor = "vertex"
 
-    def __init__(self) -> None:
+    def __init__(self, *, resolver: RedirectResolver | None = None) -> None:
         self._clients = VertexClients()
-        self._resolver: RedirectResolver | None = None
+        self._resolver = resolver
         self._resolver_lock = threading.Lock()
 
     # -- the protocol -----------------------------------------------------------------------

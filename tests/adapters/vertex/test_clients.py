@@ -99,13 +99,3 @@ def test_async_clients_belong_to_their_event_loop(
     assert first_loop[0] is first_loop[1]
     assert second_loop[0] is not first_loop[0]
     clients.close()
-
-
-def test_sdk_retries_are_off(vertex_settings: Callable[..., RouterSettings]) -> None:
-    """The SDK makes one attempt per call; the router's retry layer owns retries."""
-    clients = VertexClients()
-    client = clients.sync_client(vertex_settings())
-    options = client._api_client._http_options.retry_options
-    assert options is not None
-    assert options.attempts == 1
-    clients.close()

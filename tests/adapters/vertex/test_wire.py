@@ -1,0 +1,336 @@
+"""The Vertex adapter on the wire: the real google-genai client against the loopback emulator.
+
+What the adapter sends (path, tools, JSON settings, system instruction), the two-step reshape
+end to end, every fault kind of the emulator observed as the right router error, sync and
+async, and the router's retry layer on top.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from adapters.vertex_adapter import VertexAdapter
+from router.citations import RedirectResolver
+from router.emulator import FAULT_KINDS, Emulator
+from router.errors import (
+    GroundingRequiredFailedError,
+    ProviderRequestError,
+    ProviderTransientError,
+    ResponseParseError,
+    RouterError,
+)
+from router.settings import RouterSettings
+from router.types import LLMRequest
+from router.unified_llm_adapter import UnifiedLLMAdapter
+from support.vertex import citation_problems
+
+MODEL = "gemini-2.5-flash"
+PATH = f"/v1beta1/projects/p/locations/us-central1/publishers/google/models/{MODEL}"
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "summary": {"type": "string"}},
+    "required": ["city", "summary"],
+}
+
+# Fault kinds that fail the call, and what the router sees. The content faults answer normally.
+ERROR_KINDS: dict[str, tuple[type[RouterError], str]] = {
+    "429": (ProviderTransientError, "rate_limited"),
+    "500": (ProviderTransientError, "server_error"),
+    "503": (ProviderTransientError, "server_error"),
+    "400": (ProviderRequestError, "bad_request"),
+    "401": (ProviderRequestError, "auth"),
+    "hang": (ProviderTransientError, "timeout"),
+    "drop": (ProviderTransientError, "connection"),
+    "truncate": (ProviderTransientError, "truncated_response"),
+    "non_json": (ResponseParseError, "non_json_response"),
+    "html": (ProviderTransientError, "server_error"),
+}
+CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
+# google-genai's async path (aiohttp) subclasses aiohttp.ClientSession for every session it
+# opens, and aiohttp warns about that: the SDK's warning, not ours.
+GENAI_AIOHTTP_WARNING = pytest.mark.filterwarnings(
+    "ignore:Inheritance class AiohttpClientSession from ClientSession:DeprecationWarning"
+)
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as running:
+        yield running
+
+
+@pytest.fixture
+def settings(emulator: Emulator, make_settings: Callable[..., RouterSettings]) -> RouterSettings:
+    emulator.clear_requests()
+    return make_settings(
+        google_cloud_project="p",
+        google_cloud_location="us-central1",
+        vertex_base_url=emulator.vertex_base_url,
+        vertex_access_token="test-token",
+        timeout_s=5.0,
+    )
+
+
+@pytest.fixture
+def adapter() -> Iterator[VertexAdapter]:
+    made = VertexAdapter()
+    yield made
+    made.close()
+
+
+@pytest_asyncio.fixture
+async def async_adapter() -> AsyncIterator[VertexAdapter]:
+    made = VertexAdapter()
+    yield made
+    await made.aclose()
+    made.close()
+
+
+def _request(prompt: str = "What is the weather in Berlin today?", **fields: Any) -> LLMRequest:
+    return LLMRequest.model_validate(
+        {
+            "vendor": "vertex",
+            "model": MODEL,
+            "messages": [
+                {"role": "system", "content": "Answer in two sentences."},
+                {"role": "user", "content": prompt},
+            ],
+            **fields,
+        }
+    )
+
+
+def test_grounded_call_on_the_wire(
+    adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """One POST to generateContent with the googleSearch tool, no JSON, the location sentence."""
+    result = adapter.complete(_request(grounded=True, user_location={"city": "Berlin"}), settings)
+    (sent,) = emulator.requests
+    assert (sent.method, sent.path) == ("POST", f"{PATH}:generateContent")
+    assert sent.headers["authorization"] == "Bearer test-token"
+    assert sent.json["tools"] == [{"googleSearch": {}}]
+    assert "responseMimeType" not in sent.json.get("generationConfig", {})
+    system = sent.json["systemInstruction"]["parts"][0]["text"]
+    assert system == "Answer in two sentences.\n\nThe user is located in: Berlin."
+    assert [turn["role"] for turn in sent.json["contents"]] == ["user"]
+    assert result.grounded_effective is True
+    assert result.citations
+    assert result.search_entry_point is not None
+    for citation in result.citations:
+        assert citation_problems(citation, result.content) == []
+
+
+def _assert_two_step(result: Any, requests: list[Any]) -> None:
+    search, reshape = requests
+    assert search.path == reshape.path == f"{PATH}:generateContent"
+    assert search.json["tools"] == [{"googleSearch": {}}]
+    assert "responseMimeType" not in search.json.get("generationConfig", {})
+    assert "responseJsonSchema" not in search.json.get("generationConfig", {})
+    assert "tools" not in reshape.json
+    assert reshape.json["generationConfig"]["responseMimeType"] == "application/json"
+    assert reshape.json["generationConfig"]["responseJsonSchema"] == SCHEMA
+    step1_text = result.metadata["step1"]["content"]
+    model_turn = reshape.json["contents"][-2]
+    assert (model_turn["role"], model_turn["parts"][0]["text"]) == ("model", step1_text)
+    assert "JSON" in reshape.json["contents"][-1]["parts"][0]["text"]
+
+    assert json.loads(result.content) == result.parsed
+    assert set(result.parsed) >= {"city", "summary"}
+    assert result.metadata["two_step"] is True
+    assert result.grounded_effective is True
+    assert result.web_search_queries
+    assert result.citations
+    for citation in result.citations:
+        assert citation_problems(citation, step1_text) == []
+    step1_usage = result.metadata["step1"]["usage"]
+    assert result.usage.total_tokens > step1_usage["total_tokens"]
+
+
+def test_two_step_grounded_json(
+    adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Grounded + schema: search without JSON, then JSON without tools; step 1's citations."""
+    result = adapter.complete(_request(grounded=True, json_schema=SCHEMA), settings)
+    _assert_two_step(result, emulator.requests)
+
+
+@GENAI_AIOHTTP_WARNING
+async def test_two_step_grounded_json_async(
+    async_adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """The async twin sends the same two calls and returns the same shape of result."""
+    result = await async_adapter.acomplete(_request(grounded=True, json_schema=SCHEMA), settings)
+    _assert_two_step(result, emulator.requests)
+
+
+def test_json_without_grounding_is_one_call(
+    adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Not grounded + JSON: one call with the JSON settings and no tools."""
+    result = adapter.complete(_request(json_schema=SCHEMA), settings)
+    (sent,) = emulator.requests
+    assert "tools" not in sent.json
+    assert sent.json["generationConfig"]["responseMimeType"] == "application/json"
+    assert isinstance(result.parsed, dict)
+    assert result.metadata["two_step"] is False
+
+
+def _faulted(kind: str) -> LLMRequest:
+    # hang: the per-call timeout ends the wait; the other faults answer at once.
+    return _request(f"Weather in Rome? [[emulator:fault={kind}]]", grounded=True, timeout_s=0.5)
+
+
+@pytest.mark.parametrize("kind", list(ERROR_KINDS))
+def test_fault_becomes_router_error(
+    kind: str, adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Each failing fault kind is the router error it should be, after exactly one request."""
+    error_class, reason = ERROR_KINDS[kind]
+    with pytest.raises(error_class) as raised:
+        adapter.complete(_faulted(kind), settings)
+    assert raised.value.reason == reason
+    assert raised.value.__cause__ is not None
+    assert len(emulator.requests) == 1
+
+
+@GENAI_AIOHTTP_WARNING
+@pytest.mark.parametrize("kind", list(ERROR_KINDS))
+async def test_fault_becomes_router_error_async(
+    kind: str, async_adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """The async path (aiohttp inside google-genai) maps the same faults the same way."""
+    error_class, reason = ERROR_KINDS[kind]
+    with pytest.raises(error_class) as raised:
+        await async_adapter.acomplete(_faulted(kind), settings)
+    assert raised.value.reason == reason
+    assert len(emulator.requests) == 1
+
+
+def test_every_fault_kind_is_covered() -> None:
+    """The tables here name every fault kind the emulator knows, besides delay."""
+    assert set(ERROR_KINDS) | set(CONTENT_KINDS) | {"delay"} == set(FAULT_KINDS)
+
+
+def test_no_search_is_not_grounded(adapter: VertexAdapter, settings: RouterSettings) -> None:
+    """An answer without search: not grounded, no citations, no warning."""
+    result = adapter.complete(_faulted("no_search"), settings)
+    assert (result.grounded_effective, result.citations, result.warnings) == (False, [], [])
+
+
+def test_no_citations_warns(adapter: VertexAdapter, settings: RouterSettings) -> None:
+    """Searched but nothing cited: grounded, no citations, and the [CITATIONS] warning."""
+    result = adapter.complete(_faulted("no_citations"), settings)
+    assert result.grounded_effective is True
+    assert result.citations == []
+    (warning,) = result.warnings
+    assert warning.startswith("[CITATIONS] Vertex: 1 tool calls but 0 citations extracted.")
+
+
+def test_empty_grounding_is_not_grounded(adapter: VertexAdapter, settings: RouterSettings) -> None:
+    """``groundingMetadata: {}``: not grounded and nothing to warn about."""
+    result = adapter.complete(_faulted("empty_grounding"), settings)
+    assert (result.grounded_effective, result.citations, result.warnings) == (False, [], [])
+
+
+def test_router_retries_a_rate_limit_once(settings: RouterSettings) -> None:
+    """Through the router, one 429 is retried after its Retry-After and the call succeeds."""
+    waits: list[float] = []
+    with UnifiedLLMAdapter(settings, sleep=waits.append) as router:
+        response = router.route(
+            _request("Weather in Oslo? [[emulator:fault=429:2*1]]", grounded=True)
+        )
+    assert (response.attempts, waits) == (2, [2.0])
+    assert response.metadata["citations"] == response.citations != []
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"), [("no_search", "not_invoked"), ("no_citations", "no_citations")]
+)
+def test_required_grounding_fails_closed(kind: str, reason: str, settings: RouterSettings) -> None:
+    """REQUIRED: no search, or a search with nothing cited, is rejected by the router."""
+    request = _faulted(kind).model_copy(update={"grounding_mode": "REQUIRED"})
+    with (
+        UnifiedLLMAdapter(settings) as router,
+        pytest.raises(GroundingRequiredFailedError) as raised,
+    ):
+        router.route(request)
+    assert raised.value.reason == reason
+
+
+@GENAI_AIOHTTP_WARNING
+def test_async_calls_survive_a_new_event_loop(
+    adapter: VertexAdapter, settings: RouterSettings
+) -> None:
+    """One adapter serves asyncio.run twice: each loop gets clients of its own."""
+
+    async def call() -> int:
+        result = await adapter.acomplete(_request(grounded=True), settings)
+        await adapter.aclose()
+        return len(result.citations)
+
+    assert asyncio.run(call()) > 0
+    assert asyncio.run(call()) > 0
+
+
+class _Redirector(BaseHTTPRequestHandler):
+    """A loopback stand-in for vertexaisearch's redirect: every path 302s to one article."""
+
+    target = "https://www.nytimes.com/2026/01/02/world/story.html?utm_source=vertex"
+
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", self.target)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        del format, args
+
+
+def test_redirects_are_resolved_when_switched_on(
+    emulator: Emulator, settings: RouterSettings
+) -> None:
+    """With resolve_redirects on, a redirect chunk's citation carries the end-site URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host = "vertexaisearch.cloud.google.com"
+    redirect = f"http://{host}:{server.server_port}/grounding-api-redirect/AUZIYQtoken"
+
+    async def lookup(name: str, port: int) -> list[str]:
+        # The redirector is the loopback server; the article's host resolves to a public address.
+        return ["127.0.0.1"] if name == host else ["151.101.1.164"]
+
+    resolver = RedirectResolver(
+        allowed_hosts={host}, timeout_s=2.0, _allow_loopback=True, _lookup=lookup
+    )
+    body = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "It is sunny."}]},
+                "groundingMetadata": {
+                    "webSearchQueries": ["weather"],
+                    "groundingChunks": [{"web": {"uri": redirect, "title": "nytimes.com"}}],
+                },
+            }
+        ]
+    }
+    emulator.enqueue_reply("vertex", json.dumps(body).encode())
+    adapter = VertexAdapter(resolver=resolver)
+    try:
+        on = settings.model_copy(update={"resolve_redirects": True})
+        (citation,) = adapter.complete(_request(grounded=True), on).citations
+    finally:
+        adapter.close()
+        server.shutdown()
+        server.server_close()
+    assert citation["url"] == "https://www.nytimes.com/2026/01/02/world/story.html"
+    assert citation["source_domain"] == "nytimes.com"
