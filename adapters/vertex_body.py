@@ -103,7 +103,7 @@ def items(value: object) -> list[Any]:
 
 def text(value: object) -> str | None:
     """``value`` when it is a non-blank string, else None."""
-    return value if isinstance(value, str) and value.strip() else None
+    return value if isinstance(value, str) and value and not value.isspace() else None
 
 
 def index(value: object) -> int | None:

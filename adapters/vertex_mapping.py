@@ -132,8 +132,10 @@ class _Tally:
     supports_skipped: int = 0
     citations: list[Citation] = field(default_factory=list)
 
-    def add(self, citation: Citation | None, source: str, *, retrieval: bool = False) -> None:
+    def add(self, citation: Citation | None, source: str, kind: str = "") -> None:
+        """Count one source item, keeping its citation (None: it named no domain)."""
         self.seen += 1
+        retrieval = kind == "retrievedContext"
         self.retrieval += retrieval
         if citation is not None:
             self.citations.append(citation)
@@ -141,7 +143,8 @@ class _Tally:
         self.dropped += 1
         self.retrieval_dropped += retrieval
         if grounding_debug_enabled():
-            _log.debug("vertex_source_dropped", source=source, reason="no_source_domain")
+            where = f"{source}.{kind}" if kind else source
+            _log.debug("vertex_source_dropped", source=where, reason="no_source_domain")
 
 
 def _first_url(owner: dict[str, Any]) -> str | None:
@@ -160,11 +163,17 @@ def _chunk_citation(
     tally: _Tally, chunk: object, rank: int, spans: list[Span], cited: bool
 ) -> None:
     chunk_dict = mapping(chunk)
-    kind, source_type, source = "unknown", None, {}
-    for name, name_type in _CHUNK_KINDS:
-        if isinstance(chunk_dict.get(name), dict):
-            kind, source_type, source = name, name_type, chunk_dict[name]
-            break
+    kind: str = "unknown"
+    source_type: SourceType | None = None
+    source = chunk_dict.get("web")  # nearly every chunk: checked first, on its own
+    if isinstance(source, dict):
+        kind = "web"
+    else:
+        source = {}
+        for name, name_type in _CHUNK_KINDS:
+            if isinstance(chunk_dict.get(name), dict):
+                kind, source_type, source = name, name_type, chunk_dict[name]
+                break
     url = _first_url(source)
     nested = [text(source.get("imageUri"))] if kind == "image" else []
     snippet = text(source.get("text")) or text(mapping(source.get("ragChunk")).get("text"))
@@ -182,7 +191,7 @@ def _chunk_citation(
         domain_hint=text(source.get("domain")),
         source_type=source_type,
     )
-    tally.add(citation, f"groundingChunks.{kind}", retrieval=kind == "retrievedContext")
+    tally.add(citation, "groundingChunks", kind)
 
 
 def _source_citation(
