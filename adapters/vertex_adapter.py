@@ -23,8 +23,8 @@ from adapters.base import AdapterResult
 from adapters.vertex_body import as_rest_body
 from adapters.vertex_clients import VertexClients, timeout_ms
 from adapters.vertex_errors import translated_errors
+from adapters.vertex_grounding import VertexGrounding
 from adapters.vertex_mapping import (
-    VertexGrounding,
     VertexReply,
     extract_vertex_grounding,
     map_vertex_reply,

@@ -33,13 +33,13 @@ from typing import Any
 import structlog
 
 from adapters.vertex_body import as_rest_body, index, items, mapping, text
+from adapters.vertex_grounding import SourceCounts, VertexGrounding, grounding_evidence
 from adapters.vertex_spans import TextLayout, candidate_layout, segment_span
 from router.citations import dedupe_citations, is_redirect_url, make_citation
 from router.logging import grounding_debug_enabled
 from router.types import Citation, SourceType, Span, Usage
 
 __all__ = [
-    "VertexGrounding",
     "VertexReply",
     "extract_vertex_citations",
     "extract_vertex_grounding",
@@ -71,43 +71,6 @@ _SNIPPET_KEYS = ("snippet", "text", "content")
 
 
 @dataclass(frozen=True, slots=True)
-class VertexGrounding:
-    """What a reply shows about grounding, beside its citations.
-
-    ``tool_call_count``: Gemini does not list its searches one by one; server-side tool
-    invocations (``toolCall`` parts) count one each when present, otherwise each candidate
-    whose grounding metadata shows a search or retrieval (queries, chunks, the Search
-    Suggestions widget) counts one. ``tool_call_evidence`` names what showed it.
-    ``grounded_effective``: search queries or grounding chunks are present.
-    ``warning``: the ``[CITATIONS]`` warning when tools ran but no citation came out.
-    """
-
-    web_search_queries: tuple[str, ...] = ()
-    tool_call_count: int = 0
-    tool_call_evidence: tuple[str, ...] = ()
-    grounded_effective: bool = False
-    search_entry_point: str | None = None
-    grounding_metadata_keys: tuple[str, ...] = ()
-    citation_count: int = 0
-    sources_seen: int = 0
-    sources_dropped: int = 0
-    retrieval_chunks: int = 0
-    retrieval_chunks_dropped: int = 0
-    supports_skipped: int = 0
-    warning: str | None = None
-
-    def counts(self) -> dict[str, int]:
-        """The counts worth keeping in ``AdapterResult.metadata`` (small, JSON-able)."""
-        return {
-            "sources_seen": self.sources_seen,
-            "sources_dropped": self.sources_dropped,
-            "retrieval_chunks": self.retrieval_chunks,
-            "retrieval_chunks_dropped": self.retrieval_chunks_dropped,
-            "supports_skipped": self.supports_skipped,
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class VertexReply:
     """One reply mapped: the answer text, citations, grounding evidence, usage."""
 
@@ -131,6 +94,15 @@ class _Tally:
     retrieval_dropped: int = 0
     supports_skipped: int = 0
     citations: list[Citation] = field(default_factory=list)
+
+    def counts(self) -> SourceCounts:
+        return SourceCounts(
+            sources_seen=self.seen,
+            sources_dropped=self.dropped,
+            retrieval_chunks=self.retrieval,
+            retrieval_chunks_dropped=self.retrieval_dropped,
+            supports_skipped=self.supports_skipped,
+        )
 
     def add(self, citation: Citation | None, source: str, kind: str = "") -> None:
         """Count one source item, keeping its citation (None: it named no domain)."""
@@ -278,65 +250,6 @@ def _candidates(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [candidate for candidate in items(body.get("candidates")) if isinstance(candidate, dict)]
 
 
-def _grounding(
-    candidates: list[dict[str, Any]], citation_count: int, tally: _Tally
-) -> VertexGrounding:
-    queries: dict[str, None] = {}
-    keys: dict[str, None] = {}
-    evidence: dict[str, None] = {}
-    entry_point: str | None = None
-    chunks_present = False
-    searched_candidates = 0
-    tool_call_parts = 0
-    for candidate in candidates:
-        for part in items(mapping(candidate.get("content")).get("parts")):
-            if isinstance(part, dict) and isinstance(part.get("toolCall"), dict):
-                tool_call_parts += 1
-        grounding = mapping(candidate.get("groundingMetadata"))
-        keys.update(dict.fromkeys(key for key in grounding if isinstance(key, str)))
-        candidate_queries = [q.strip() for q in items(grounding.get("webSearchQueries")) if text(q)]
-        queries.update(dict.fromkeys(candidate_queries))
-        rendered = text(mapping(grounding.get("searchEntryPoint")).get("renderedContent"))
-        entry_point = entry_point or rendered
-        signals = [
-            name
-            for name, present in (
-                ("webSearchQueries", bool(candidate_queries)),
-                ("groundingChunks", bool(items(grounding.get("groundingChunks")))),
-                ("retrievalQueries", bool(items(grounding.get("retrievalQueries")))),
-                ("searchEntryPoint", rendered is not None),
-            )
-            if present
-        ]
-        chunks_present = chunks_present or "groundingChunks" in signals
-        searched_candidates += bool(signals)
-        evidence.update(dict.fromkeys(signals))
-    if tool_call_parts:
-        evidence = {"toolCall": None, **evidence}
-    tool_calls = tool_call_parts or searched_candidates
-    warning = None
-    if tool_calls and not citation_count:
-        warning = (
-            f"[CITATIONS] Vertex: {tool_calls} tool calls but 0 citations extracted. "
-            f"Grounding metadata keys found: {sorted(keys)}"
-        )
-    return VertexGrounding(
-        web_search_queries=tuple(queries),
-        tool_call_count=tool_calls,
-        tool_call_evidence=tuple(evidence),
-        grounded_effective=bool(queries) or chunks_present,
-        search_entry_point=entry_point,
-        grounding_metadata_keys=tuple(sorted(keys)),
-        citation_count=citation_count,
-        sources_seen=tally.seen,
-        sources_dropped=tally.dropped,
-        retrieval_chunks=tally.retrieval,
-        retrieval_chunks_dropped=tally.retrieval_dropped,
-        supports_skipped=tally.supports_skipped,
-        warning=warning,
-    )
-
-
 def _token_count(usage: dict[str, Any], key: str) -> int | None:
     return index(usage.get(key))
 
@@ -362,7 +275,7 @@ def _map_body(
             content = layout.content
         _candidate_citations(tally, candidate, layout)
     citations = dedupe_citations(tally.citations)
-    grounding = _grounding(candidates, len(citations), tally)
+    grounding = grounding_evidence(candidates, len(citations), tally.counts())
     if grounding_debug_enabled():
         _log.debug(
             "vertex_citations_extracted",

@@ -56,6 +56,7 @@ def two_step_result(step1: VertexReply, step2: VertexReply) -> AdapterResult:
         metadata={
             **reply_metadata(step1),
             "two_step": True,
+            # The citations' spans are offsets into this text, not into the JSON ``content``.
             "step1": {"content": step1_text, "usage": step1.usage.model_dump()},
             "step2_finish_reason": step2.finish_reason,
         },
