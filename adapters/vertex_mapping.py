@@ -7,11 +7,16 @@ a bad item is skipped (with a debug event when ``DEBUG_GROUNDING`` is on).
 Citations come from these places, checked in this order for each candidate (the names are the
 REST spelling; the snake_case ones are read the same way):
 
-1. ``groundingMetadata.citations``            6. ``groundingMetadata.groundingChunks``
-2. ``groundingMetadata.citedSources``         7. ``groundingMetadata.groundingSupports``
-3. ``groundingMetadata.groundingAttributions``8. ``groundingMetadata.webSearchSources``
-4. ``groundingMetadata.supportingContent``    9. ``groundingMetadata.retrievalMetadata``
-5. ``groundingMetadata.sources``             10. the candidate's ``citationMetadata.citations``
+1. ``groundingMetadata.citations``
+2. ``groundingMetadata.citedSources``
+3. ``groundingMetadata.groundingAttributions``
+4. ``groundingMetadata.supportingContent``
+5. ``groundingMetadata.sources``
+6. ``groundingMetadata.groundingChunks``
+7. ``groundingMetadata.groundingSupports``
+8. ``groundingMetadata.webSearchSources``
+9. ``groundingMetadata.retrievalMetadata``
+10. the candidate's ``citationMetadata.citations``
 
 Grounding chunks (``web``, ``retrievedContext``, ``maps``, ``image``) have rank = chunk index +
 1; supports (7) add spans to the chunks they name and mark them cited (indices out of range are
