@@ -166,6 +166,8 @@ class LLMRequest(_StrictModel):
                 f"got {type(data).__name__}",
                 field="request",
             )
+        if isinstance(data, Mapping) and data.get("json_schema") is not None:
+            data = {**data, "json_mode": True}  # a schema implies JSON mode
         try:
             request = handler(data)
         except ValidationError as exc:
@@ -198,9 +200,6 @@ def _check_consistency(request: LLMRequest) -> LLMRequest:
             field="messages",
             request_id=request.request_id,
         )
-    if request.json_schema is not None and not request.json_mode:
-        # A schema implies JSON mode; the model is frozen, so copy rather than mutate.
-        return request.model_copy(update={"json_mode": True})
     return request
 
 

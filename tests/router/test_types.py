@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from router import LLMRequest, LLMResponse, RequestValidationError
+from router import LLMRequest, LLMResponse, Message, RequestValidationError
 
 BAD_REQUESTS = json.loads((Path(__file__).parents[1] / "data" / "bad_requests.json").read_text())
 
@@ -108,3 +108,14 @@ def test_response_serialises_citations_to_json() -> None:
     again = LLMResponse.model_validate_json(response.model_dump_json())
     assert again.citations == [citation]
     assert again.metadata["citations"] == [citation]
+
+
+def test_constructor_with_schema_sets_json_mode_without_warnings() -> None:
+    """Keyword construction with a schema implies JSON mode (and warns about nothing)."""
+    request = LLMRequest(
+        vendor="openai",
+        model="m",
+        messages=[Message(role="user", content="x")],
+        json_schema={"type": "object"},
+    )
+    assert request.json_mode is True
