@@ -69,6 +69,8 @@ class VertexAdapter:
         client = self._clients.sync_client(settings)
         replies: list[VertexReply] = []
         for step in plan_steps(request):
+            if replies and _reshape_is_pointless(request, replies[0]):
+                break
             answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
             with translated_errors():
                 response = client.models.generate_content(
@@ -87,6 +89,8 @@ class VertexAdapter:
         client = self._clients.async_client(settings)
         replies: list[VertexReply] = []
         for step in plan_steps(request):
+            if replies and _reshape_is_pointless(request, replies[0]):
+                break
             answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
             with translated_errors():
                 response = await client.models.generate_content(
@@ -144,7 +148,19 @@ def _call_timeout_ms(request: LLMRequest, settings: RouterSettings) -> int:
     return timeout_ms(request.timeout_s or settings.timeout_s)
 
 
+def _reshape_is_pointless(request: LLMRequest, step1: VertexReply) -> bool:
+    """REQUIRED grounding already failed in step 1: the router will reject whatever step 2 says."""
+    grounding = step1.grounding
+    return request.requires_grounding and not (grounding.grounded_effective and step1.citations)
+
+
 def _result(request: LLMRequest, replies: list[VertexReply]) -> AdapterResult:
     if len(replies) == 2:
         return two_step_result(replies[0], replies[1])
+    if len(plan_steps(request)) == 2:
+        # Step 2 was skipped: return step 1's prose so REQUIRED post-validation can reject it
+        # with the grounding evidence intact, without paying for a reshape nobody can use.
+        result = single_result(replies[0], wants_json=False)
+        result.metadata.update(two_step=True, step2_skipped="required grounding failed in step 1")
+        return result
     return single_result(replies[0], wants_json=request.wants_json)

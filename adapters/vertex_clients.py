@@ -7,9 +7,9 @@ opened on, so ``asyncio.run`` called twice must not share them.
 
 Credentials: ``GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN`` when set (a static OAuth token, never
 refreshed), else Application Default Credentials as Google's SDK finds them, at the first
-request. SDK retries are off: ``HttpRetryOptions(attempts=1)``. Leaving ``retry_options`` unset
-is not enough: google-genai then retries an aiohttp connection error once on its own after
-sleeping 1-10 s, which would multiply the router's attempts and stall the caller.
+request. SDK retries are off: ``HttpRetryOptions(attempts=1)``. Async clients run on an httpx2
+transport rather than the aiohttp one google-genai picks when aiohttp is installed (that path
+retries a dropped connection on its own after sleeping 1-10 s, and warns on every session).
 """
 
 from __future__ import annotations
@@ -70,9 +70,19 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
     )
 
 
-def _new_client(key: _ClientKey) -> Client:
+def _new_client(key: _ClientKey, *, for_async: bool = False) -> Client:
     from google import genai
     from google.genai import types
+
+    async_client_args = None
+    if for_async:
+        import httpx2
+
+        # With aiohttp installed (the redirect resolver uses it) google-genai would run async
+        # calls over aiohttp: a second transport with its own exceptions, its own hidden
+        # connection retry, and a DeprecationWarning on every session it opens. Giving it an
+        # httpx2 transport keeps async calls on the same stack as sync ones.
+        async_client_args = {"transport": httpx2.AsyncHTTPTransport()}
 
     credentials = None
     if key.access_token is not None:
@@ -90,6 +100,7 @@ def _new_client(key: _ClientKey) -> Client:
                 base_url=key.base_url,
                 timeout=key.timeout_ms,
                 retry_options=types.HttpRetryOptions(attempts=1),
+                async_client_args=async_client_args,
             ),
         )
     except ValueError as exc:  # the SDK validates its arguments, and says what it wants
@@ -125,7 +136,7 @@ class VertexClients:
             clients = self._async.setdefault(loop, {})
             client = clients.get(key)
             if client is None:
-                client = clients[key] = _new_client(key)
+                client = clients[key] = _new_client(key, for_async=True)
             return client.aio
 
     def close(self) -> None:

@@ -54,13 +54,6 @@ ERROR_KINDS: dict[str, tuple[type[RouterError], str]] = {
     "html": (ProviderTransientError, "server_error"),
 }
 CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
-# google-genai's async path (aiohttp) subclasses aiohttp.ClientSession for every session it
-# opens, and aiohttp warns about that: the SDK's warning, not ours.
-GENAI_AIOHTTP_WARNING = pytest.mark.filterwarnings(
-    "ignore:Inheritance class AiohttpClientSession from ClientSession:DeprecationWarning"
-)
-
-
 @pytest.fixture(scope="module")
 def emulator() -> Iterator[Emulator]:
     with Emulator() as running:
@@ -162,7 +155,24 @@ def test_two_step_grounded_json(
     _assert_two_step(result, emulator.requests)
 
 
-@GENAI_AIOHTTP_WARNING
+def test_required_two_step_skips_the_reshape_when_step_one_did_not_search(
+    adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """REQUIRED grounded JSON whose step 1 skipped the search makes no step 2 call."""
+    request = _request(
+        "Weather in Berlin? [[emulator:fault=no_search]]",
+        grounded=True,
+        grounding_mode="REQUIRED",
+        json_schema=SCHEMA,
+    )
+    result = adapter.complete(request, settings)
+    assert len(emulator.requests) == 1
+    assert result.grounded_effective is False
+    assert result.parsed is None
+    assert result.metadata["two_step"] is True
+    assert result.metadata["step2_skipped"]
+
+
 async def test_two_step_grounded_json_async(
     async_adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
 ) -> None:
@@ -201,12 +211,11 @@ def test_fault_becomes_router_error(
     assert len(emulator.requests) == 1
 
 
-@GENAI_AIOHTTP_WARNING
 @pytest.mark.parametrize("kind", list(ERROR_KINDS))
 async def test_fault_becomes_router_error_async(
     kind: str, async_adapter: VertexAdapter, settings: RouterSettings, emulator: Emulator
 ) -> None:
-    """The async path (aiohttp inside google-genai) maps the same faults the same way."""
+    """The async path maps the same faults the same way."""
     error_class, reason = ERROR_KINDS[kind]
     with pytest.raises(error_class) as raised:
         await async_adapter.acomplete(_faulted(kind), settings)
@@ -265,7 +274,6 @@ def test_required_grounding_fails_closed(kind: str, reason: str, settings: Route
     assert raised.value.reason == reason
 
 
-@GENAI_AIOHTTP_WARNING
 def test_async_calls_survive_a_new_event_loop(
     adapter: VertexAdapter, settings: RouterSettings
 ) -> None:
