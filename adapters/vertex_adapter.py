@@ -35,6 +35,7 @@ from adapters.vertex_request import Step, build_config, build_contents, plan_ste
 from adapters.vertex_results import require_text, single_result
 from adapters.vertex_two_step import two_step_result
 from router.citations import RedirectResolver
+from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 
@@ -131,16 +132,17 @@ class VertexAdapter:
         resolved: Mapping[str, str] | None,
     ) -> VertexReply:
         reply = map_vertex_reply(body, resolved)
-        _log.debug(
-            "vertex_reply_mapped",
-            request_id=request.request_id,
-            model=request.model,
-            step=step.name,
-            citations=len(reply.citations),
-            grounded_effective=reply.grounding.grounded_effective,
-            finish_reason=reply.finish_reason,
-            redirects_resolved=len(resolved or {}),
-        )
+        if grounding_debug_enabled():
+            _log.debug(
+                "vertex_reply_mapped",
+                request_id=request.request_id,
+                model=request.model,
+                step=step.name,
+                citations=len(reply.citations),
+                grounded_effective=reply.grounding.grounded_effective,
+                finish_reason=reply.finish_reason,
+                redirects_resolved=len(resolved or {}),
+            )
         return reply
 
 

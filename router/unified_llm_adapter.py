@@ -19,7 +19,7 @@ import structlog
 
 from adapters.base import Adapter, AdapterResult
 from router.errors import GroundingRequiredFailedError, RouterError
-from router.logging import grounding_debug, register_secret
+from router.logging import grounding_debug, grounding_debug_enabled, register_secret
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.types import LLMRequest, LLMResponse, Vendor
@@ -191,16 +191,17 @@ class UnifiedLLMAdapter:
                 warning, vendor=request.vendor, model=request.model, request_id=request.request_id
             )
         run_validators(self._validators, request, response)
-        log.debug(
-            "route_completed",
-            vendor=request.vendor,
-            model=request.model,
-            request_id=request.request_id,
-            attempts=attempts,
-            citations=len(response.citations),
-            grounded_effective=response.grounded_effective,
-            latency_ms=round(response.latency_ms, 1),
-        )
+        if grounding_debug_enabled():
+            log.debug(
+                "route_completed",
+                vendor=request.vendor,
+                model=request.model,
+                request_id=request.request_id,
+                attempts=attempts,
+                citations=len(response.citations),
+                grounded_effective=response.grounded_effective,
+                latency_ms=round(response.latency_ms, 1),
+            )
         return response
 
     @staticmethod

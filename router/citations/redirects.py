@@ -42,6 +42,7 @@ import structlog
 
 from router.citations.addresses import IPAddress, is_public_address, parse_ip_literal
 from router.citations.urls import REDIRECTORS, normalize_url, split_canonical_url
+from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings
 
 if TYPE_CHECKING:
@@ -181,12 +182,13 @@ class RedirectResolver:
                 if target is not None:
                     for url in to_fetch[canonical]:
                         resolved[url] = target
-        _log.debug(
-            "redirects_resolved",
-            requested=len(wanted),
-            fetched=len(to_fetch),
-            resolved=len(resolved),
-        )
+        if grounding_debug_enabled():
+            _log.debug(
+                "redirects_resolved",
+                requested=len(wanted),
+                fetched=len(to_fetch),
+                resolved=len(resolved),
+            )
         return resolved
 
     def resolve_many_sync(self, urls: Iterable[str]) -> dict[str, str]:
@@ -295,10 +297,12 @@ class RedirectResolver:
             async with self._semaphore():
                 target = await self._location(session, canonical)
         except _Refused as refused:
-            _log.debug("redirect_unresolved", host=host, reason=refused.reason)
+            if grounding_debug_enabled():
+                _log.debug("redirect_unresolved", host=host, reason=refused.reason)
             target = None
         except Exception as exc:  # timeouts, connection errors, malformed answers
-            _log.debug("redirect_unresolved", host=host, reason=type(exc).__name__)
+            if grounding_debug_enabled():
+                _log.debug("redirect_unresolved", host=host, reason=type(exc).__name__)
             target = None
         self._remember(canonical, target)
         return target
