@@ -10,7 +10,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from router import __version__
-from router.commands import batch, route
+from router.commands import als, batch, route
+from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.commands.pending import register_pending
 from router.logging import configure_logging
@@ -57,19 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     route.register(subparsers)
     batch.register(subparsers)
-    register_pending(
-        subparsers,
-        "als",
-        "Ambient Location Signals report over batch results",
-        "Counts TLDs and domains of the citations in a batch output file, per vendor, model "
-        "and country.",
-    )
-    register_pending(
-        subparsers,
-        "emulator",
-        "serve the loopback OpenAI and Vertex emulator in the foreground",
-        "Serves both providers' wire protocols on 127.0.0.1 for demos and tests.",
-    )
+    als.register(subparsers)
+    emulator_command.register(subparsers)
     return parser
 
 

@@ -1,0 +1,343 @@
+"""The ALS report: where a batch's grounded answers get their sources, per group of requests.
+
+:func:`build_report` reads a batch output file (``grounding-router batch -o OUT.jsonl``) line by
+line, never whole, and groups its rows by vendor, model and ``user_location.country`` (or any of
+those keys). Per group it counts answered rows, citations, distinct domains, citations per public
+suffix and per registrable domain, the redirect-only citations (apart: their true source is
+unknown), the share on the requester's own country-code TLD, and the failed rows by error type.
+
+Shares and what they are shares of:
+
+- TLD shares and the own-ccTLD share are over the citations with a known source and a public
+  suffix (``tld_citations``); the own-ccTLD share only counts responses whose request named a
+  country with a delegated ccTLD, each against its own country, so it stays meaningful when
+  countries are not a group key.
+- Domain shares are over the citations with a known source (``domain_citations``).
+- The redirector share is over all citations of the group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from als.als_ambient_utils import (
+    cctld_for_country,
+    country_tlds,
+    counts_under_tlds,
+    extract_domain_counts,
+    extract_redirector_counts,
+    extract_tld_counts,
+    split_redirect_citations,
+)
+
+__all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
+
+GROUP_KEYS: tuple[str, ...] = ("vendor", "model", "country")
+DEFAULT_GROUP_BY = GROUP_KEYS
+
+log = structlog.get_logger(__name__)
+
+GroupKey = tuple[tuple[str, str | None], ...]
+
+
+@dataclass
+class GroupReport:
+    """Counts for one group of rows; ``key`` pairs each group-by name with its value."""
+
+    key: GroupKey
+    responses: int = 0
+    citations: int = 0
+    redirector_citations: int = 0
+    tld_counts: Counter[str] = field(default_factory=Counter)
+    domain_counts: Counter[str] = field(default_factory=Counter)
+    redirector_domain_counts: Counter[str] = field(default_factory=Counter)
+    own_cctlds: set[str] = field(default_factory=set)
+    """The ASCII ccTLDs of the countries the group's answered requests named."""
+    own_cctld_counts: Counter[str] = field(default_factory=Counter)
+    """Citations on the requester's own ccTLDs (IDN ones too), per suffix (``co.uk``, ``uk``)."""
+    own_cctld_base: int = 0
+    """TLD-counted citations of the responses whose country has a ccTLD (the share's base)."""
+    failures: Counter[str] = field(default_factory=Counter)
+    """Failed rows by error type (``GroundingRequiredFailedError``, ``ProviderTransientError``)."""
+    required_failure_reasons: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def values(self) -> dict[str, str | None]:
+        """The group's key as a dict (``{"vendor": "openai", "country": "DE"}``)."""
+        return dict(self.key)
+
+    def label(self, separator: str = " · ") -> str:
+        """The key for people: ``openai · gpt-5 · DE``, ``openai · gpt-5 · no country``."""
+        if not self.key:
+            return "all rows"
+        return separator.join(value or f"no {name}" for name, value in self.key)
+
+    @property
+    def failed(self) -> int:
+        return sum(self.failures.values())
+
+    @property
+    def tld_citations(self) -> int:
+        """Citations with a known source and a public suffix: the base of the TLD shares."""
+        return sum(self.tld_counts.values())
+
+    @property
+    def domain_citations(self) -> int:
+        """Citations with a known source: the base of the domain shares."""
+        return sum(self.domain_counts.values())
+
+    @property
+    def distinct_domains(self) -> int:
+        return len(self.domain_counts)
+
+    @property
+    def own_cctld_citations(self) -> int:
+        return sum(self.own_cctld_counts.values())
+
+    @property
+    def foreign_tld_counts(self) -> Counter[str]:
+        """The TLD counts without the citations on the requester's own ccTLD."""
+        return self.tld_counts - self.own_cctld_counts
+
+    @property
+    def redirector_share(self) -> float | None:
+        return _share(self.redirector_citations, self.citations)
+
+    @property
+    def own_cctld_share(self) -> float | None:
+        return _share(self.own_cctld_citations, self.own_cctld_base)
+
+    def top_tlds(self, limit: int | None = None) -> list[tuple[str, int, float]]:
+        """``(suffix, citations, share)``, most cited first, ties by name."""
+        return _top(self.tld_counts, self.tld_citations, limit)
+
+    def top_domains(self, limit: int | None = None) -> list[tuple[str, int, float]]:
+        """``(domain, citations, share)``, most cited first, ties by name."""
+        return _top(self.domain_counts, self.domain_citations, limit)
+
+    def to_dict(self, *, top: int | None = 10) -> dict[str, Any]:
+        """A JSON-able view; ``top`` limits the TLD and domain lists (None: all of them)."""
+        return {
+            "key": self.values,
+            "responses": self.responses,
+            "citations": self.citations,
+            "citations_per_response": _ratio(self.citations, self.responses),
+            "distinct_domains": self.distinct_domains,
+            "tld_citations": self.tld_citations,
+            "top_tlds": [
+                {"tld": name, "citations": count, "share": round(share, 4)}
+                for name, count, share in self.top_tlds(top)
+            ],
+            "top_domains": [
+                {"domain": name, "citations": count, "share": round(share, 4)}
+                for name, count, share in self.top_domains(top)
+            ],
+            "own_cctld": {
+                "tlds": sorted(self.own_cctlds),
+                "citations": self.own_cctld_citations,
+                "of": self.own_cctld_base,
+                "share": _rounded(self.own_cctld_share),
+                "suffixes": dict(_ranked(self.own_cctld_counts)),
+            },
+            "redirector": {
+                "citations": self.redirector_citations,
+                "share": _rounded(self.redirector_share),
+                "domains": dict(_ranked(self.redirector_domain_counts)),
+            },
+            "failures": {
+                "total": self.failed,
+                "by_type": dict(_ranked(self.failures)),
+                "required_reasons": dict(_ranked(self.required_failure_reasons)),
+            },
+        }
+
+    def _add_response(self, citations: object, country: str | None) -> None:
+        true_source, redirector = split_redirect_citations(
+            citations if isinstance(citations, list) else []
+        )
+        tlds = extract_tld_counts(true_source)
+        self.responses += 1
+        self.citations += len(true_source) + len(redirector)
+        self.redirector_citations += len(redirector)
+        self.tld_counts.update(tlds)
+        self.domain_counts.update(extract_domain_counts(true_source))
+        self.redirector_domain_counts.update(extract_redirector_counts(redirector))
+        cctld = cctld_for_country(country)
+        if cctld is not None:
+            self.own_cctlds.add(cctld)
+            self.own_cctld_counts.update(counts_under_tlds(tlds, country_tlds(country)))
+            self.own_cctld_base += sum(tlds.values())
+
+    def _add_failure(self, error: object) -> None:
+        error_type = _text(_get(error, "type")) or "unknown"
+        self.failures[error_type] += 1
+        reason = _text(_get(error, "reason"))
+        if error_type == "GroundingRequiredFailedError" and reason:
+            self.required_failure_reasons[reason] += 1
+
+
+@dataclass
+class ALSReport:
+    """Per-group counts over one batch output, and how many rows it read."""
+
+    by: tuple[str, ...]
+    groups: list[GroupReport]
+    answered: int = 0
+    failed: int = 0
+    unreadable_lines: int = 0
+    """Lines that are not batch output rows (a partial last line of a killed run, stray text)."""
+
+    @property
+    def rows(self) -> int:
+        return self.answered + self.failed
+
+    def to_dict(self, *, top: int | None = 10) -> dict[str, Any]:
+        """A JSON-able view (``grounding-router als --json``)."""
+        return {
+            "by": list(self.by),
+            "rows": self.rows,
+            "answered": self.answered,
+            "failed": self.failed,
+            "unreadable_lines": self.unreadable_lines,
+            "groups": [group.to_dict(top=top) for group in self.groups],
+        }
+
+
+def build_report(
+    source: str | os.PathLike[str] | Iterable[Mapping[str, Any]],
+    by: Sequence[str] = DEFAULT_GROUP_BY,
+) -> ALSReport:
+    """The ALS report over a batch output file (read streaming) or over rows already parsed.
+
+    ``by`` names the group keys, any of ``vendor``, ``model`` and ``country`` in the order the
+    groups should be labelled; an empty ``by`` puts every row in one group. A missing file raises
+    ``FileNotFoundError``; lines that are not rows are counted in ``unreadable_lines``.
+    """
+    keys = _check_keys(by)
+    rows: Iterable[object] = (
+        _read_rows(Path(source)) if isinstance(source, str | os.PathLike) else source
+    )
+    groups: dict[GroupKey, GroupReport] = {}
+    report = ALSReport(by=keys, groups=[])
+    for row in rows:
+        outcome = _outcome(row)
+        if outcome is None or not isinstance(row, Mapping):
+            report.unreadable_lines += 1
+            continue
+        key = tuple((name, _group_value(row, name)) for name in keys)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = GroupReport(key=key)
+        if outcome:
+            report.answered += 1
+            group._add_response(_get(row["response"], "citations"), _group_value(row, "country"))
+        else:
+            report.failed += 1
+            group._add_failure(row.get("error"))
+    report.groups = sorted(groups.values(), key=_group_order)
+    log.info(
+        "als_report_built",
+        rows=report.rows,
+        answered=report.answered,
+        failed=report.failed,
+        groups=len(report.groups),
+        unreadable_lines=report.unreadable_lines,
+    )
+    return report
+
+
+def _check_keys(by: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(by, str):
+        by = [by]
+    keys = tuple(by)
+    unknown = [key for key in keys if key not in GROUP_KEYS]
+    if unknown:
+        raise ValueError(
+            f"unknown group key {unknown[0]!r}; group by any of {', '.join(GROUP_KEYS)}"
+        )
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"group keys repeat: {', '.join(keys)}")
+    return keys
+
+
+def _read_rows(path: Path) -> Iterator[object]:
+    """Each line of the file parsed, or None where a line is not JSON; one line in memory."""
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except ValueError:
+                log.debug("als_line_unreadable", line=number)
+                yield None
+
+
+def _outcome(row: object) -> bool | None:
+    """True for an answered row, False for a failed one, None for anything else."""
+    if not isinstance(row, Mapping):
+        return None
+    ok = row.get("ok")
+    if ok is True:
+        return True if isinstance(row.get("response"), Mapping) else None
+    if ok is False:
+        return False
+    return None
+
+
+def _group_value(row: Mapping[str, Any], name: str) -> str | None:
+    """The row's vendor, model or country; from the request, else the response or the error."""
+    request = row.get("request")
+    if name == "country":
+        return _text(_get(_get(request, "user_location"), "country"), upper=True)
+    for part in (request, row.get("response"), row.get("error")):
+        value = _text(_get(part, name))
+        if value is not None:
+            return value
+    return None
+
+
+def _get(container: object, name: str) -> Any:
+    return container.get(name) if isinstance(container, Mapping) else None
+
+
+def _text(value: object, *, upper: bool = False) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip().upper() if upper else value.strip()
+
+
+def _group_order(group: GroupReport) -> tuple[tuple[bool, str], ...]:
+    """Groups sorted by their values, a missing value last."""
+    return tuple((value is None, value or "") for _, value in group.key)
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _top(counts: Counter[str], whole: int, limit: int | None) -> list[tuple[str, int, float]]:
+    ranked = _ranked(counts)
+    if limit is not None:
+        ranked = ranked[:limit]
+    return [(name, count, count / whole) for name, count in ranked]

@@ -1,0 +1,188 @@
+"""Error replies in each service's own shape, status codes and headers.
+
+OpenAI answers ``{"error": {"message", "type", "param", "code"}}``; Google answers
+``{"error": {"code", "message", "status"}}``. Proxies in front of both answer HTML pages.
+"""
+
+from __future__ import annotations
+
+from router.emulator.faults import FaultSpec, retry_after_header
+from router.emulator.reply import Reply, google_json, openai_json
+from router.emulator.wire import Api
+
+__all__ = [
+    "bad_request",
+    "fault_reply",
+    "google_error",
+    "html_page",
+    "missing_auth",
+    "not_found",
+    "openai_error",
+    "unparseable_body",
+]
+
+_GOOGLE_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+_GOOGLE_MESSAGE = {
+    400: "Request contains an invalid argument.",
+    401: (
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login "
+        "cookie or other valid authentication credential. See "
+        "https://developers.google.com/identity/sign-in/web/devconsole-project."
+    ),
+    429: (
+        "Resource exhausted. Please try again later. Please refer to "
+        "https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details."
+    ),
+    500: "Internal error encountered.",
+    503: "The service is currently unavailable.",
+}
+
+
+def openai_error(
+    status: int,
+    message: str,
+    *,
+    kind: str,
+    param: str | None = None,
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Reply:
+    """An OpenAI error reply; ``kind`` is the error ``type`` (invalid_request_error, ...)."""
+    body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
+def google_error(
+    status: int, message: str | None = None, *, headers: dict[str, str] | None = None
+) -> Reply:
+    """A Google API error reply with the canonical status name for the HTTP code."""
+    body = {
+        "error": {
+            "code": status,
+            "message": message or _GOOGLE_MESSAGE.get(status, "Unknown error."),
+            "status": _GOOGLE_STATUS.get(status, "UNKNOWN"),
+        }
+    }
+    return Reply(status, google_json(body).encode(), headers=headers or {})
+
+
+def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
+    """The reply of a status fault (429, 500, 503, 400, 401) or an html fault."""
+    if spec.kind == "html":
+        return html_page(api, spec.html_status)
+    status = int(spec.kind)
+    headers: dict[str, str] = {}
+    if spec.retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(spec.retry_after_s)
+        if api == "openai":
+            headers["retry-after-ms"] = str(round(spec.retry_after_s * 1000))
+    if api == "vertex":
+        return google_error(status, headers=headers)
+    if status == 429:
+        wait = spec.retry_after_s or 1.0
+        headers |= {"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "0"}
+        return openai_error(
+            429,
+            f"Rate limit reached for {model} in organization org-emulator on requests per min "
+            f"(RPM): Limit 500, Used 500, Requested 1. Please try again in {wait:g}s. Visit "
+            "https://platform.openai.com/account/rate-limits to learn more.",
+            kind="requests",
+            code="rate_limit_exceeded",
+            headers=headers,
+        )
+    if status == 401:
+        return missing_auth(api, presented=True)
+    if status == 400:
+        return openai_error(
+            400,
+            "Invalid value for 'input': the request could not be processed.",
+            kind="invalid_request_error",
+            param="input",
+            code="invalid_value",
+        )
+    message = (
+        "The server had an error while processing your request. Sorry about that!"
+        if status == 500
+        else "The server is overloaded or not ready yet."
+    )
+    return openai_error(status, message, kind="server_error", headers=headers)
+
+
+def bad_request(
+    api: Api, message: str, *, param: str | None = None, code: str | None = None
+) -> Reply:
+    """HTTP 400 for a request the real service would refuse."""
+    if api == "vertex":
+        return google_error(400, message)
+    return openai_error(400, message, kind="invalid_request_error", param=param, code=code)
+
+
+def unparseable_body(api: Api) -> Reply:
+    """HTTP 400 for a body that is not JSON."""
+    if api == "vertex":
+        return google_error(400, "Invalid JSON payload received. Unexpected token.")
+    return openai_error(
+        400,
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+        "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+        "sent was not valid JSON.)",
+        kind="invalid_request_error",
+    )
+
+
+def missing_auth(api: Api, *, presented: bool = False) -> Reply:
+    """HTTP 401 as each service answers a missing or rejected credential."""
+    if api == "vertex":
+        return google_error(401)
+    if presented:
+        return openai_error(
+            401,
+            "Incorrect API key provided. You can find your API key at "
+            "https://platform.openai.com/account/api-keys.",
+            kind="invalid_request_error",
+            code="invalid_api_key",
+        )
+    return openai_error(
+        401,
+        "You didn't provide an API key. You need to provide your API key in an Authorization "
+        "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        kind="invalid_request_error",
+    )
+
+
+def not_found(api: Api | None, method: str, path: str) -> Reply:
+    """HTTP 404 for a path neither service serves here."""
+    if api == "vertex":
+        return google_error(404, f"Requested entity was not found: {path}")
+    return openai_error(404, f"Invalid URL ({method} {path})", kind="invalid_request_error")
+
+
+_CLOUDFLARE_PAGE = (
+    "<html>\r\n<head><title>{status} {reason}</title></head>\r\n<body>\r\n"
+    "<center><h1>{status} {reason}</h1></center>\r\n<hr><center>cloudflare</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+_GOOGLE_FRONT_END_PAGE = (
+    "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <meta name=viewport "
+    'content="initial-scale=1, minimum-scale=1, width=device-width">\n'
+    "  <title>Error {status} (Server Error)!!1</title>\n"
+    "  <a href=//www.google.com/><span id=logo aria-label=Google></span></a>\n"
+    "  <p><b>{status}.</b> <ins>That’s an error.</ins>\n"
+    "  <p>The server encountered a temporary error and could not complete your request."
+    "<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>\n"
+)
+_REASONS = {502: "Bad Gateway", 503: "Service Temporarily Unavailable"}
+
+
+def html_page(api: Api, status: int) -> Reply:
+    """The HTML error page the proxy in front of each service answers with."""
+    template = _GOOGLE_FRONT_END_PAGE if api == "vertex" else _CLOUDFLARE_PAGE
+    page = template.format(status=status, reason=_REASONS.get(status, "Error"))
+    return Reply(status, page.encode(), content_type="text/html; charset=UTF-8")

@@ -1,0 +1,207 @@
+"""The emulator's lifecycle: an aiohttp server on 127.0.0.1 in a thread with its own loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import Literal, Self
+
+import structlog
+from aiohttp import web
+
+from router.emulator.app import ProviderHandler
+from router.emulator.faults import FaultPlan
+from router.emulator.replay import ReplayLibrary
+from router.emulator.reply import JSON_CONTENT_TYPE, Reply
+from router.emulator.request_log import RecordedRequest, RequestLog
+
+__all__ = ["Emulator"]
+
+logger = structlog.get_logger(__name__)
+
+_HOST = "127.0.0.1"
+_START_TIMEOUT_S = 10.0
+# aiohttp's default of 128 overflows when hundreds of clients connect at once, and each
+# dropped SYN costs its client a one-second retransmit.
+_LISTEN_BACKLOG = 2048
+# In-flight handlers stop waiting as soon as shutdown begins; this only bounds a stuck write.
+_SHUTDOWN_TIMEOUT_S = 5.0
+
+
+class Emulator:
+    """A loopback stand-in for the OpenAI Responses API and Vertex AI ``generateContent``.
+
+    Use it as a context manager (or call :meth:`start` and :meth:`stop`) and point the SDKs at
+    :attr:`openai_base_url` and :attr:`vertex_base_url`. ``latency_s`` and ``faults`` may be
+    changed while it runs; they apply from the next request on.
+
+    ``latency_s`` is the time from a request's arrival to its reply, synthesis included.
+    ``replay`` must be an existing directory (NotADirectoryError otherwise); :meth:`start`
+    raises OSError when the port is taken. ``log_limit`` bounds :attr:`requests`.
+    """
+
+    def __init__(
+        self,
+        *,
+        latency_s: float = 0.0,
+        faults: FaultPlan | None = None,
+        replay: str | Path | None = None,
+        port: int = 0,
+        log_limit: int = 10_000,
+    ) -> None:
+        if latency_s < 0:
+            raise ValueError("latency_s must not be negative")
+        self.latency_s = latency_s
+        self.faults = faults
+        self._replay = ReplayLibrary(replay) if replay is not None else None
+        self._requested_port = port
+        self._log = RequestLog(log_limit)
+        self._handler = ProviderHandler(
+            settings=lambda: (self.latency_s, self.faults),
+            replay=self._replay,
+            log=self._log,
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.ServerRunner | None = None
+        self._port: int | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        """Bind 127.0.0.1 and serve in a background thread; returns self."""
+        if self._thread is not None:
+            raise RuntimeError("the emulator is already running")
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(
+            target=loop.run_forever, name="grounding-router-emulator", daemon=True
+        )
+        thread.start()
+        self._loop, self._thread = loop, thread
+        try:
+            self._port = asyncio.run_coroutine_threadsafe(self._open(), loop).result(
+                _START_TIMEOUT_S
+            )
+        except BaseException:
+            self._halt_loop()
+            raise
+        logger.info("emulator_started", port=self._port, replay=self._replay is not None)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, end in-flight requests, and release the thread, loop and sockets."""
+        if self._loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(
+                _SHUTDOWN_TIMEOUT_S * 2
+            )
+        finally:
+            self._halt_loop()
+        logger.info("emulator_stopped", requests=len(self._log.snapshot()))
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def _open(self) -> int:
+        self._handler.reopen()
+        server = web.Server(self._handler, handler_cancellation=True, access_log=None)
+        runner = web.ServerRunner(server, shutdown_timeout=_SHUTDOWN_TIMEOUT_S)
+        await runner.setup()
+        self._runner = runner
+        site = web.TCPSite(
+            runner, _HOST, self._requested_port, reuse_address=True, backlog=_LISTEN_BACKLOG
+        )
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        return site.port
+
+    async def _close(self) -> None:
+        self._handler.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        # Done on the emulator's own loop, so stop() works from inside another running loop.
+        loop = asyncio.get_running_loop()
+        await loop.shutdown_asyncgens()
+        await loop.shutdown_default_executor()
+
+    def _halt_loop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+        self._loop = self._thread = None
+        self._port = None
+
+    # -- addresses -------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The bound port (only while running)."""
+        if self._port is None:
+            raise RuntimeError("the emulator is not running; use it as a context manager")
+        return self._port
+
+    @property
+    def openai_base_url(self) -> str:
+        """``base_url`` for ``openai.OpenAI`` (ends in ``/v1``)."""
+        return f"http://{_HOST}:{self.port}/v1"
+
+    @property
+    def vertex_base_url(self) -> str:
+        """``HttpOptions(base_url=...)`` for ``genai.Client(vertexai=True, ...)``."""
+        return f"http://{_HOST}:{self.port}"
+
+    # -- what happened, what to answer -----------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """The requests received so far, oldest first (a copy)."""
+        return self._log.snapshot()
+
+    def wait_for_requests(self, count: int, timeout: float = 10.0) -> list[RecordedRequest]:
+        """Block until ``count`` requests have arrived (since the last clear); return the log.
+
+        Raises TimeoutError if they have not arrived within ``timeout`` seconds.
+        """
+        if not self._log.wait_for(count, timeout):
+            raise TimeoutError(f"{count} requests did not arrive within {timeout} s")
+        return self._log.snapshot()
+
+    def clear_requests(self) -> None:
+        """Forget the requests received so far."""
+        self._log.clear()
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests that were being handled at the same moment."""
+        return self._handler.max_in_flight
+
+    def enqueue_reply(
+        self,
+        api: Literal["openai", "vertex"],
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = JSON_CONTENT_TYPE,
+    ) -> None:
+        """Serve exactly ``body`` to the next request on ``api`` (no fault, no synthesis)."""
+        if api not in ("openai", "vertex"):
+            raise ValueError(f"api must be 'openai' or 'vertex', not {api!r}")
+        self._handler.enqueue(api, Reply(status, bytes(body), content_type=content_type))

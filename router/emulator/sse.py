@@ -1,0 +1,24 @@
+"""Server-sent event framing as each provider does it.
+
+OpenAI names every event and ends lines with LF; Vertex (``alt=sse``) sends bare ``data:``
+lines ending in CRLF, as the recorded streams show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from router.emulator.reply import google_json
+
+__all__ = ["openai_event", "vertex_frame"]
+
+
+def openai_event(kind: str, data: str) -> bytes:
+    """One OpenAI Responses stream event: its type, then its JSON data."""
+    return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+def vertex_frame(payload: Mapping[str, Any]) -> bytes:
+    """One Vertex ``streamGenerateContent?alt=sse`` frame."""
+    return f"data: {google_json(payload)}\r\n\r\n".encode()

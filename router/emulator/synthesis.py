@@ -1,0 +1,45 @@
+"""From a request to the bytes of a synthesised answer: JSON body or SSE frames."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from datetime import UTC, datetime
+
+from router.emulator import openai_responses, vertex
+from router.emulator.catalogue import answer_for
+from router.emulator.faults import FaultKind
+from router.emulator.reply import Reply, google_json, openai_json
+from router.emulator.sse import openai_event, vertex_frame
+from router.emulator.wire import Ask
+
+__all__ = ["synthesise"]
+
+
+def synthesise(
+    ask: Ask, *, sse: bool, fault: FaultKind | None
+) -> tuple[list[bytes] | None, Reply | None]:
+    """The answer to ``ask`` as stream frames, or as one complete reply.
+
+    ``sse`` is Vertex's ``alt=sse``; ``fault`` is a content fault shaping the answer.
+    """
+    answer = answer_for(ask.question, ask.country)
+    serial = secrets.token_hex(12)
+    if ask.api == "openai":
+        body = openai_responses.build_response(
+            ask, answer, fault=fault, serial=serial, created_at=int(time.time())
+        )
+        if ask.stream:
+            events = openai_responses.stream_events(body, serial=serial)
+            return [openai_event(kind, data) for kind, data in events], None
+        return None, Reply(200, openai_json(body).encode())
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    body = vertex.build_response(ask, answer, fault=fault, serial=serial, create_time=now)
+    if not ask.stream:
+        return None, Reply(200, google_json(body).encode())
+    chunks = vertex.stream_chunks(body, serial=serial)
+    if sse:
+        return [vertex_frame(c) for c in chunks], None
+    # Without alt=sse the stream is one JSON array, delivered element by element.
+    array = "[" + ",\r\n".join(google_json(c) for c in chunks) + "]"
+    return None, Reply(200, array.encode())

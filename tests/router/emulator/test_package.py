@@ -1,0 +1,52 @@
+"""The emulator package's public names and its independence from the rest of the project."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import router.emulator
+
+PACKAGE = Path(router.emulator.__file__).resolve().parent
+
+
+def test_public_api_is_exact() -> None:
+    """router.emulator.__all__ lists exactly the public names, and each one exists."""
+    expected = {
+        "Answer",
+        "Emulator",
+        "FAULT_HEADER",
+        "FAULT_KINDS",
+        "FaultKind",
+        "FaultPlan",
+        "FaultSpec",
+        "FaultSpecError",
+        "REDIRECT_PREFIX",
+        "REPLAY_HEADER",
+        "RecordedRequest",
+        "SCENARIOS",
+        "answer_for",
+    }
+    assert set(router.emulator.__all__) == expected
+    assert len(router.emulator.__all__) == len(expected)
+    for name in expected:
+        assert hasattr(router.emulator, name), name
+
+
+def test_imports_nothing_from_the_rest_of_the_project() -> None:
+    """Every import of the emulator's modules is the standard library, a dependency, or itself."""
+    project = {"router", "adapters", "als"}
+    for module in sorted(PACKAGE.glob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level <= 1, f"{module.name} imports from outside the package"
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                if name.split(".")[0] in project:
+                    assert name.startswith("router.emulator"), f"{module.name} imports {name}"
