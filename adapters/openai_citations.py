@@ -46,9 +46,8 @@ __all__ = [
 _log = structlog.get_logger(__name__)
 
 WARNING_ITEM_CHARS = 300
-_NOT_THE_ANSWER = frozenset({"commentary"})
-_FAILED_CALL = frozenset({"failed"})
-_TEXT_PART_TYPES = frozenset({"output_text", "text"})
+# Tuples, not sets: provider values may be unhashable (a list where a string belongs).
+_TEXT_PART_TYPES = ("output_text", "text")
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +177,7 @@ class _Reader:
             for item in items
             if item is not None and item.get("type") == "message" and item.get("role") != "user"
         ]
-        answer = [m for m in messages if m.get("phase") not in _NOT_THE_ANSWER] or messages[-1:]
+        answer = [m for m in messages if m.get("phase") != "commentary"] or messages[-1:]
         annotated: list[tuple[int, list[Any]]] = []
         for message in answer:
             content = message.get("content")
@@ -208,7 +207,7 @@ class _Reader:
 
     def _read_search_call(self, item: Mapping[str, Any]) -> None:
         self.tool_calls += 1
-        if item.get("status") not in _FAILED_CALL:
+        if item.get("status") != "failed":
             self.effective_calls += 1
         action = as_mapping(item.get("action"))
         if action is not None:
