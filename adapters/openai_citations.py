@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from operator import itemgetter
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,7 +82,7 @@ class OpenAIExtraction:
 class _Source:
     """One distinct URL as first met, with the evidence gathered for it."""
 
-    __slots__ = ("_span_keys", "raw", "snippet", "spans", "title", "url")
+    __slots__ = ("raw", "snippet", "spans", "title", "url")
 
     def __init__(self, url: str, raw: Mapping[str, Any]) -> None:
         self.url = url
@@ -89,12 +90,9 @@ class _Source:
         self.title: str | None = None
         self.snippet: str | None = None
         self.spans: list[Span] = []
-        self._span_keys: set[tuple[int, int]] = set()
 
     def add_span(self, span: Span) -> None:
-        key = (span["start"], span["end"])
-        if key not in self._span_keys:
-            self._span_keys.add(key)
+        if all(s["start"] != span["start"] or s["end"] != span["end"] for s in self.spans):
             self.spans.append(span)
 
 
@@ -103,8 +101,7 @@ _Annotation = tuple[int, int, str, Mapping[str, Any], Mapping[str, Any], Span | 
 _UNPLACED = 1 << 62
 
 
-def _text_order(entry: _Annotation) -> tuple[int, int]:
-    return entry[0], entry[1]
+_text_order = itemgetter(0, 1)
 
 
 def _extract_openai_citations(response: object) -> list[Citation]:
@@ -219,8 +216,14 @@ class _Reader:
                 if isinstance(each, str) and each.strip():
                     self.queries[each.strip()] = None
             sources = action.get("sources")
+            cited, seen = self.cited, self.seen
             for source in sources if isinstance(sources, list) else ():
-                self._read_source(source)
+                url = source.get("url") if type(source) is dict else None
+                if type(url) is str:  # the common {"type": "url", "url": ...}, inlined
+                    if url not in cited and url not in seen:
+                        seen[url] = _Source(url, source)
+                else:
+                    self._read_source(source)
             url = action.get("url")
             if isinstance(url, str):
                 self._saw(url, item)
@@ -394,8 +397,9 @@ class _Reader:
                 else:
                     built.append(citation)
         merged = dedupe_citations(built)
-        for position, citation in enumerate(merged, start=1):
-            citation["rank"] = position
+        if len(merged) < rank:  # dropped or merged sources left gaps: close them
+            for position, citation in enumerate(merged, start=1):
+                citation["rank"] = position
         return merged
 
     def _skip(self, what: str) -> None:

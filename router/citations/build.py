@@ -51,8 +51,9 @@ ELLIPSIS = "…"
 # were turned into spaces before.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _MAX_RAW_DEPTH = 32
+_PLAIN_JSON = frozenset({str, int, bool, type(None)})
 # sanitize_text cleans at most this many times `limit` characters when that leaves enough text.
-_HEAD_FACTOR = 4
+_HEAD_FACTOR = 2
 _DERIVE_CACHE_SIZE = 16_384
 _KEY_CACHE_SIZE = 16_384
 
@@ -82,21 +83,23 @@ def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
 
 def _jsonable(value: Any, depth: int = 0) -> Any:
     """A JSON-able deep copy of a provider value (SDK models are dumped, odd values stringified)."""
+    if type(value) is dict and depth < _MAX_RAW_DEPTH:
+        # The common case, a parsed JSON object: copy it, then replace what is not a plain value.
+        copied = value.copy()
+        for key, item in value.items():
+            if type(key) is not str:
+                return _jsonable_mapping(value, depth)
+            if type(item) not in _PLAIN_JSON:
+                copied[key] = _jsonable(item, depth + 1)
+        return copied
     if value is None or isinstance(value, str | bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if depth >= _MAX_RAW_DEPTH:
         return repr(value)
-    if type(value) is dict:  # the common case, a parsed JSON object: copy scalars directly
-        return {
-            key if type(key) is str else str(key): item
-            if item is None or type(item) is str or type(item) is int or type(item) is bool
-            else _jsonable(item, depth + 1)
-            for key, item in value.items()
-        }
     if isinstance(value, Mapping):
-        return {str(key): _jsonable(item, depth + 1) for key, item in value.items()}
+        return _jsonable_mapping(value, depth)
     if isinstance(value, list | tuple | set | frozenset):
         return [_jsonable(item, depth + 1) for item in value]
     if isinstance(value, bytes | bytearray):
@@ -105,6 +108,10 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     if callable(model_dump):
         return _jsonable(model_dump(mode="json", exclude_none=True), depth + 1)
     return str(value)
+
+
+def _jsonable_mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+    return {str(key): _jsonable(item, depth + 1) for key, item in value.items()}
 
 
 def _end_site(url: str | None) -> tuple[str | None, bool]:
@@ -122,6 +129,8 @@ def _end_site(url: str | None) -> tuple[str | None, bool]:
 
 
 def _rank(rank: object) -> int | None:
+    if type(rank) is int:  # the common case first
+        return rank if rank >= 1 else None
     if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1:
         return rank
     return None
