@@ -22,15 +22,20 @@ their annotations count as sources seen, not as citations of the answer.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from operator import itemgetter
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import structlog
 
 from adapters.openai_answer import AnswerText
+from adapters.openai_values import (
+    as_mapping,
+    compact_json,
+    looks_like_url_citation,
+    read_url_citation,
+)
 from router.citations import dedupe_citations, make_citation
 from router.logging import grounding_debug_enabled
 from router.types import Citation, Span
@@ -39,7 +44,6 @@ __all__ = [
     "OpenAIExtraction",
     "OpenAIGrounding",
     "_extract_openai_citations",
-    "as_mapping",
     "extract_openai_grounding",
     "read_openai_reply",
 ]
@@ -99,8 +103,6 @@ class _Source:
 # (start in content, position in its list, url, the annotation, its fields, its span)
 _Annotation = tuple[int, int, str, Mapping[str, Any], Mapping[str, Any], Span | None]
 _UNPLACED = 1 << 62
-
-
 _text_order = itemgetter(0, 1)
 
 
@@ -112,23 +114,6 @@ def _extract_openai_citations(response: object) -> list[Citation]:
 def extract_openai_grounding(response: object) -> OpenAIGrounding:
     """Tool calls, search queries, ``grounded_effective`` and the ``[CITATIONS]`` warning."""
     return read_openai_reply(response).grounding
-
-
-def as_mapping(value: object) -> Mapping[str, Any] | None:
-    """A provider value as a mapping: dicts as they are, SDK models as the dict they hold."""
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, Mapping):
-        return value
-    dump = getattr(value, "model_dump", None)
-    if not callable(dump):
-        return None
-    try:
-        dumped = dump(mode="json", exclude_unset=True, warnings=False)
-    except Exception as exc:  # a broken SDK object is skipped, never raised
-        _debug("openai_item_unreadable", error=type(exc).__name__)
-        return None
-    return dumped if isinstance(dumped, dict) else None
 
 
 def read_openai_reply(response: object) -> OpenAIExtraction:
@@ -278,9 +263,9 @@ class _Reader:
         span_of = self.answer.span
         found: list[_Annotation] = []
         for position, annotation in enumerate(annotations):
-            read = _url_citation(annotation)
+            read = read_url_citation(annotation)
             if read is None:
-                if _looks_like_url_citation(annotation):
+                if looks_like_url_citation(annotation):
                     self._skip("annotation")
                 continue
             raw, fields, url = read
@@ -310,7 +295,7 @@ class _Reader:
             part_map = as_mapping(part)
             annotations = part_map.get("annotations") if part_map is not None else None
             for annotation in annotations if isinstance(annotations, list) else ():
-                read = _url_citation(annotation)
+                read = read_url_citation(annotation)
                 if read is not None:
                     self._saw(read[2], read[0], title=read[1].get("title"))
 
@@ -343,7 +328,7 @@ class _Reader:
         if self.tool_calls > 0 and not citations:
             warning = (
                 f"[CITATIONS] OpenAI: {self.tool_calls} tool calls but 0 citations extracted. "
-                f"First output item: {_compact(self.first_item)}"
+                f"First output item: {compact_json(self.first_item, WARNING_ITEM_CHARS)}"
             )
         grounding = OpenAIGrounding(
             tool_call_count=self.tool_calls,
@@ -378,9 +363,7 @@ class _Reader:
         built: list[Citation] = []
         rank = 0
         for cited, sources in ((True, self.cited.values()), (False, self.seen.values())):
-            for source in sources:
-                if not cited and source.url in self.cited:
-                    continue
+            for source in sources:  # annotations are read first, so `seen` never holds a cited URL
                 rank += 1
                 citation = make_citation(
                     provider="openai",
@@ -405,46 +388,6 @@ class _Reader:
     def _skip(self, what: str) -> None:
         self.dropped += 1
         _debug("openai_item_skipped", item=what)
-
-
-def _looks_like_url_citation(annotation: object) -> bool:
-    entry = as_mapping(annotation)
-    return entry is not None and entry.get("type") in (None, "url_citation")
-
-
-def _url_citation(
-    annotation: object,
-) -> tuple[Mapping[str, Any], Mapping[str, Any], str] | None:
-    """(the annotation, the mapping holding its fields, its URL) for a URL citation, else None.
-
-    Responses put the fields on the annotation itself; Chat Completions nest them under
-    ``url_citation``. Other annotation types (file citations, file paths) are not web sources.
-    """
-    entry = annotation if type(annotation) is dict else as_mapping(annotation)
-    if entry is None:
-        return None
-    kind = entry.get("type")
-    if kind != "url_citation" and kind is not None:
-        return None
-    nested = entry.get("url_citation")
-    fields = entry if nested is None else as_mapping(nested)
-    if fields is None:
-        return None
-    url = fields.get("url")
-    return (entry, fields, url) if type(url) is str else None
-
-
-def _compact(item: object) -> str:
-    """The item as compact JSON (keys sorted: an SDK object reads as its dict), cut short."""
-    try:
-        text = json.dumps(
-            item, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=repr
-        )
-    except (TypeError, ValueError):
-        text = repr(item)
-    if len(text) > WARNING_ITEM_CHARS:
-        text = text[: WARNING_ITEM_CHARS - 1] + "…"
-    return text
 
 
 def _debug(event: str, **fields: Any) -> None:
