@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 
 import structlog
 
-from adapters.base import AdapterResult
+from adapters.base import Adapter, AdapterResult
 from adapters.openai_citations import (
     OpenAIGrounding,
     _extract_openai_citations,
@@ -156,3 +156,7 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
 
 def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
     return request.timeout_s or settings.timeout_s
+
+
+if TYPE_CHECKING:  # mypy proves that the class satisfies the router's Adapter protocol
+    _satisfies_protocol: Adapter = OpenAIAdapter()
