@@ -80,11 +80,24 @@ class OpenAIAdapter:
         return self._mapped(response, request)
 
     def close(self) -> None:
-        """Close the sync clients, and the async ones of event loops that are not running."""
+        """Close the sync clients, and the async ones of event loops that are not running.
+
+        Inside a running loop (``Router.aclose``) other loops cannot be run, so only clients of
+        closed loops are let go there; ``aclose()`` has closed the running loop's own.
+        """
+        try:
+            asyncio.get_running_loop()
+            can_run_loops = False
+        except RuntimeError:
+            can_run_loops = True
         with self._lock:
             clients = list(self._clients.values())
             self._clients.clear()
-            idle = [loop for loop in self._async_clients if not loop.is_running()]
+            idle = [
+                loop
+                for loop in self._async_clients
+                if loop.is_closed() or (can_run_loops and not loop.is_running())
+            ]
             stale = [(loop, self._async_clients.pop(loop)) for loop in idle]
         for client in clients:
             client.close()

@@ -254,3 +254,19 @@ def test_async_clients_follow_the_event_loop(settings: RouterSettings, ask: Ask)
         "async",
     ]
     adapter.close()
+
+
+def test_close_runs_an_idle_loop_to_close_its_client(settings: RouterSettings, ask: Ask) -> None:
+    """close() outside any loop closes async clients on loops that are idle but still open."""
+    adapter = OpenAIAdapter()
+    loop = asyncio.new_event_loop()
+    try:
+        result = loop.run_until_complete(adapter.acomplete(ask(), settings))
+        adapter.close()
+        with capture_logs() as events:
+            loop.run_until_complete(adapter.acomplete(ask(), settings))
+        assert [e["kind"] for e in events if e["event"] == "openai_client_created"] == ["async"]
+        loop.run_until_complete(adapter.aclose())
+    finally:
+        loop.close()
+    assert result.content
