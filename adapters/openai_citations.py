@@ -96,8 +96,10 @@ class _Source:
         self.spans: list[Span] = []
 
     def add_span(self, span: Span) -> None:
-        if all(s["start"] != span["start"] or s["end"] != span["end"] for s in self.spans):
-            self.spans.append(span)
+        for kept in self.spans:
+            if kept["start"] == span["start"] and kept["end"] == span["end"]:
+                return
+        self.spans.append(span)
 
 
 # (start in content, position in its list, url, the annotation, its fields, its span)
