@@ -19,6 +19,22 @@ for _name in list(os.environ):
         del os.environ[_name]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--runslow", action="store_true", default=False, help="also run tests marked slow"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked slow (large fuzz runs, big batches) run only with --runslow."""
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def make_settings() -> Callable[..., RouterSettings]:
     """Build settings from keyword overrides only, ignoring any .env in the working directory."""

@@ -1,0 +1,175 @@
+"""OpenAIAdapter: the Responses API through the official ``openai`` client.
+
+The adapter builds the call (:mod:`adapters.openai_request`), sends it once with the SDK's
+retries off (the router's retry layer owns retries), translates SDK errors at the boundary
+(:mod:`adapters.openai_errors`, which documents how each failure is classified) and maps the
+reply with pure functions (:mod:`adapters.openai_reply`, :mod:`adapters.openai_citations`).
+
+Clients are created lazily and reused, keyed by what shapes them (API key and base URL), so one
+adapter serves any settings from any thread. Async clients belong to the event loop they were
+created on, so they are kept per running loop; ``aclose()`` closes the current loop's clients,
+``close()`` the sync ones and those of loops that are no longer running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+import structlog
+
+from adapters.base import Adapter, AdapterResult
+from adapters.openai_citations import (
+    OpenAIGrounding,
+    _extract_openai_citations,
+    extract_openai_grounding,
+)
+from adapters.openai_errors import KEY_SETTING, translate_openai_errors
+from adapters.openai_reply import map_openai_reply
+from adapters.openai_request import build_response_params
+from router.errors import ConfigurationError
+from router.settings import RouterSettings
+from router.types import LLMRequest, Vendor
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI, OpenAI
+
+__all__ = [
+    "OpenAIAdapter",
+    "OpenAIGrounding",
+    "_extract_openai_citations",
+    "extract_openai_grounding",
+]
+
+_log = structlog.get_logger(__name__)
+
+# What shapes a client: the API key and the base URL (None: the SDK's default endpoint).
+_ClientKey = tuple[str, str | None]
+
+
+class OpenAIAdapter:
+    """Sends router requests to the OpenAI Responses API; one instance serves every call."""
+
+    vendor: Vendor = "openai"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._clients: dict[_ClientKey, OpenAI] = {}
+        self._async_clients: WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[_ClientKey, AsyncOpenAI]
+        ] = WeakKeyDictionary()
+
+    def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
+        """Send ``request`` once and map the reply (no retries here)."""
+        key = _client_key(settings)
+        params = build_response_params(request)
+        client = self._client(key)
+        with translate_openai_errors(secret=key[0]):
+            response = client.responses.create(**params, timeout=_timeout(request, settings))
+        return self._mapped(response, request)
+
+    async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
+        """The async twin of :meth:`complete`."""
+        key = _client_key(settings)
+        params = build_response_params(request)
+        client = self._async_client(key)
+        with translate_openai_errors(secret=key[0]):
+            response = await client.responses.create(**params, timeout=_timeout(request, settings))
+        return self._mapped(response, request)
+
+    def close(self) -> None:
+        """Close the sync clients, and the async ones of event loops that are not running.
+
+        Inside a running loop (``Router.aclose``) other loops cannot be run, so only clients of
+        closed loops are let go there; ``aclose()`` has closed the running loop's own.
+        """
+        try:
+            asyncio.get_running_loop()
+            can_run_loops = False
+        except RuntimeError:
+            can_run_loops = True
+        with self._lock:
+            clients = list(self._clients.values())
+            self._clients.clear()
+            idle = [
+                loop
+                for loop in self._async_clients
+                if loop.is_closed() or (can_run_loops and not loop.is_running())
+            ]
+            stale = [(loop, self._async_clients.pop(loop)) for loop in idle]
+        for client in clients:
+            client.close()
+        for loop, async_clients in stale:
+            # A closed loop cannot run the close any more: its sockets went with it.
+            if not loop.is_closed():
+                for async_client in async_clients.values():
+                    loop.run_until_complete(async_client.close())
+
+    async def aclose(self) -> None:
+        """Close the async clients created on the running event loop."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            clients = self._async_clients.pop(loop, {})
+        for client in clients.values():
+            await client.close()
+
+    def _client(self, key: _ClientKey) -> OpenAI:
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                from openai import OpenAI
+
+                client = self._clients[key] = OpenAI(api_key=key[0], base_url=key[1], max_retries=0)
+                _log.debug("openai_client_created", kind="sync", clients=len(self._clients))
+            return client
+
+    def _async_client(self, key: _ClientKey) -> AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            for finished in [each for each in self._async_clients if each.is_closed()]:
+                # Its clients keep the loop alive (their sockets refer to it); let both go.
+                del self._async_clients[finished]
+            clients = self._async_clients.setdefault(loop, {})
+            client = clients.get(key)
+            if client is None:
+                from openai import AsyncOpenAI
+
+                client = clients[key] = AsyncOpenAI(api_key=key[0], base_url=key[1], max_retries=0)
+                _log.debug("openai_client_created", kind="async", clients=len(clients))
+            return client
+
+    @staticmethod
+    def _mapped(response: Any, request: LLMRequest) -> AdapterResult:
+        result = map_openai_reply(response, request)
+        _log.debug(
+            "openai_reply_mapped",
+            request_id=request.request_id,
+            response_id=result.metadata.get("response_id"),
+            citations=len(result.citations),
+            tool_calls=result.tool_call_count,
+            grounded_effective=result.grounded_effective,
+        )
+        return result
+
+
+def _client_key(settings: RouterSettings) -> _ClientKey:
+    """The client's key and base URL; a missing key is a configuration error, before any call."""
+    secret = settings.openai_api_key
+    key = secret.get_secret_value().strip() if secret is not None else ""
+    if not key:
+        raise ConfigurationError(
+            f"OpenAI: no API key; set {KEY_SETTING} (or GROUNDING_ROUTER_{KEY_SETTING})",
+            setting=KEY_SETTING,
+            vendor="openai",
+        )
+    return key, settings.openai_base_url or None
+
+
+def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
+    return request.timeout_s or settings.timeout_s
+
+
+if TYPE_CHECKING:  # mypy proves that the class satisfies the router's Adapter protocol
+    _satisfies_protocol: Adapter = OpenAIAdapter()

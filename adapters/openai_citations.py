@@ -1,0 +1,397 @@
+"""Citations and grounding evidence from an OpenAI reply (pure; never raises on bad input).
+
+Accepted replies: a Responses API body (SDK ``Response`` or plain dict, including Azure's and a
+stream's final ``response.completed`` response), and a Chat Completions body (search-preview
+models, OpenRouter's web plugin). SDK objects are dumped to the dict they were built from
+(``exclude_unset``), so both forms take one path and give identical results.
+
+Where citations come from, in rank order (rank = order of first appearance):
+
+1. ``url_citation`` annotations on the answer's ``output_text`` parts, in text order:
+   ``cited=True``, with spans mapped into ``content`` (:mod:`adapters.openai_answer`).
+   The Chat Completions shape nests the fields under ``url_citation``; OpenRouter adds the page
+   text there as ``content`` (kept as the snippet) and sets both offsets to 0 (no span).
+2. Then what the ``web_search_call`` items saw, in output order: ``action.sources`` URL entries,
+   ``open_page`` / ``find_in_page`` URLs, and a ``results`` list (on the item or its action)
+   when present: ``cited=False``.
+
+Sources that are not URLs (``{"type": "api", "name": "oai-weather"}``) are not citations, but
+they are evidence that a search ran. Messages in the ``commentary`` phase are not the answer:
+their annotations count as sources seen, not as citations of the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+import structlog
+
+from adapters.openai_answer import AnswerText
+from adapters.openai_values import (
+    as_mapping,
+    compact_json,
+    looks_like_url_citation,
+    read_url_citation,
+)
+from router.citations import dedupe_citations, make_citation
+from router.logging import grounding_debug_enabled
+from router.types import Citation, Span
+
+__all__ = [
+    "OpenAIExtraction",
+    "OpenAIGrounding",
+    "_extract_openai_citations",
+    "extract_openai_grounding",
+    "read_openai_reply",
+]
+
+_log = structlog.get_logger(__name__)
+
+WARNING_ITEM_CHARS = 300
+# Tuples, not sets: provider values may be unhashable (a list where a string belongs).
+_TEXT_PART_TYPES = ("output_text", "text")
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIGrounding:
+    """Whether and how the model searched, as the reply shows it."""
+
+    tool_call_count: int
+    """``web_search_call`` items in the output (page opens and finds included)."""
+    web_search_queries: tuple[str, ...]
+    grounded_effective: bool
+    """A web search call that did not fail, or a ``url_citation`` in the answer."""
+    non_url_sources: tuple[str, ...]
+    """Names of sources that are not web pages, such as ``oai-weather``."""
+    warning: str | None
+    """The ``[CITATIONS]`` warning when the model searched but nothing could be extracted."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIExtraction:
+    """Everything read from one reply in one pass."""
+
+    content: str
+    citations: list[Citation]
+    grounding: OpenAIGrounding
+    refusal: str | None = None
+    tokens_removed: int = 0
+    sources_seen: int = 0
+    sources_dropped: int = 0
+
+
+class _Source:
+    """One distinct URL as first met, with the evidence gathered for it."""
+
+    __slots__ = ("raw", "snippet", "spans", "title", "url")
+
+    def __init__(self, url: str, raw: Mapping[str, Any]) -> None:
+        self.url = url
+        self.raw = raw
+        self.title: str | None = None
+        self.snippet: str | None = None
+        self.spans: list[Span] = []
+
+    def add_span(self, span: Span) -> None:
+        for kept in self.spans:
+            if kept["start"] == span["start"] and kept["end"] == span["end"]:
+                return
+        self.spans.append(span)
+
+
+# (start in content, position in its list, url, the annotation, its fields, its span)
+_Annotation = tuple[int, int, str, Mapping[str, Any], Mapping[str, Any], Span | None]
+_UNPLACED = 1 << 62
+_text_order = itemgetter(0, 1)
+
+
+def _extract_openai_citations(response: object) -> list[Citation]:
+    """The uniform citations of an OpenAI reply (SDK object or dict), ordered by rank."""
+    return read_openai_reply(response).citations
+
+
+def extract_openai_grounding(response: object) -> OpenAIGrounding:
+    """Tool calls, search queries, ``grounded_effective`` and the ``[CITATIONS]`` warning."""
+    return read_openai_reply(response).grounding
+
+
+def read_openai_reply(response: object) -> OpenAIExtraction:
+    """Answer text, citations and grounding of a Responses or Chat Completions reply."""
+    body = as_mapping(response)
+    reader = _Reader()
+    if body is not None:
+        output = body.get("output")
+        choices = body.get("choices")
+        if isinstance(output, list):
+            reader.read_responses(output)
+        elif isinstance(choices, list):
+            reader.read_chat(choices)
+        else:
+            _debug("openai_reply_unrecognised", keys=len(body))
+    return reader.finish()
+
+
+class _Reader:
+    """One pass over a reply; items that cannot be read are skipped and counted."""
+
+    def __init__(self) -> None:
+        self.answer = AnswerText()
+        self.cited: dict[str, _Source] = {}
+        self.seen: dict[str, _Source] = {}
+        self.queries: dict[str, None] = {}
+        self.non_url: dict[str, None] = {}
+        self.refusals: list[str] = []
+        self.tool_calls = 0
+        self.effective_calls = 0
+        self.annotations = 0
+        self.dropped = 0
+        self.first_item: object = None
+
+    # -- Responses API -------------------------------------------------------------------
+
+    def read_responses(self, output: list[Any]) -> None:
+        items = [as_mapping(item) for item in output]
+        if output:
+            self.first_item = items[0] if items[0] is not None else output[0]
+        messages = [
+            item
+            for item in items
+            if item is not None and item.get("type") == "message" and item.get("role") != "user"
+        ]
+        answer = [m for m in messages if m.get("phase") != "commentary"] or messages[-1:]
+        annotated: list[tuple[int, list[Any]]] = []
+        for message in answer:
+            content = message.get("content")
+            for part in content if isinstance(content, list) else ():
+                part_map = as_mapping(part)
+                if part_map is None:
+                    self._skip("content_part")
+                    continue
+                text = part_map.get("text")
+                if part_map.get("type") in _TEXT_PART_TYPES and isinstance(text, str):
+                    index = self.answer.add(text)
+                    annotations = part_map.get("annotations")
+                    if isinstance(annotations, list) and annotations:
+                        annotated.append((index, annotations))
+                elif isinstance(part_map.get("refusal"), str):
+                    self.refusals.append(part_map["refusal"])
+        for index, annotations in annotated:
+            self._read_annotations(index, annotations)
+        answer_ids = {id(message) for message in answer}
+        for item in items:
+            if item is None:
+                self._skip("output_item")
+            elif item.get("type") == "web_search_call":
+                self._read_search_call(item)
+            elif item.get("type") == "message" and id(item) not in answer_ids:
+                self._read_unanswered_annotations(item)
+
+    def _read_search_call(self, item: Mapping[str, Any]) -> None:
+        self.tool_calls += 1
+        if item.get("status") != "failed":
+            self.effective_calls += 1
+        action = as_mapping(item.get("action"))
+        if action is not None:
+            query = action.get("query")
+            if isinstance(query, str) and query.strip():
+                self.queries[query.strip()] = None
+            queries = action.get("queries")
+            for each in queries if isinstance(queries, list) else ():
+                if isinstance(each, str) and each.strip():
+                    self.queries[each.strip()] = None
+            sources = action.get("sources")
+            cited, seen = self.cited, self.seen
+            for source in sources if isinstance(sources, list) else ():
+                url = source.get("url") if type(source) is dict else None
+                if type(url) is str:  # the common {"type": "url", "url": ...}, inlined
+                    if url not in cited and url not in seen:
+                        seen[url] = _Source(url, source)
+                else:
+                    self._read_source(source)
+            url = action.get("url")
+            if isinstance(url, str):
+                self._saw(url, item)
+            self._read_results(action.get("results"))
+        self._read_results(item.get("results"))
+
+    def _read_source(self, source: object) -> None:
+        entry = as_mapping(source)
+        if entry is None:
+            self._skip("source")
+            return
+        url = entry.get("url")
+        if type(url) is str:
+            self._saw(url, entry)
+            return
+        kind, name = entry.get("type"), entry.get("name")
+        label = next((value for value in (name, kind) if type(value) is str and value), None)
+        if label is not None and kind != "url" and "url" not in entry:
+            self.non_url[label] = None  # e.g. {"type": "api", "name": "oai-weather"}
+        else:
+            self._skip("source")
+
+    def _read_results(self, results: object) -> None:
+        for result in results if isinstance(results, list) else ():
+            entry = as_mapping(result)
+            url = entry.get("url") if entry is not None else None
+            if entry is None or not isinstance(url, str):
+                self._skip("result")
+                continue
+            snippet = next(
+                (entry[k] for k in ("snippet", "text", "content") if isinstance(entry.get(k), str)),
+                None,
+            )
+            self._saw(url, entry, title=entry.get("title"), snippet=snippet)
+
+    def _saw(
+        self, url: str, raw: Mapping[str, Any], *, title: object = None, snippet: object = None
+    ) -> None:
+        if url in self.cited:
+            return
+        source = self.seen.get(url)
+        if source is None:
+            source = self.seen[url] = _Source(url, raw)
+        if not source.title and type(title) is str:
+            source.title = title
+        if not source.snippet and type(snippet) is str:
+            source.snippet = snippet
+
+    # -- annotations (both APIs) ----------------------------------------------------------
+
+    def _read_annotations(self, part: int, annotations: list[Any]) -> None:
+        span_of = self.answer.span
+        found: list[_Annotation] = []
+        for position, annotation in enumerate(annotations):
+            read = read_url_citation(annotation)
+            if read is None:
+                if looks_like_url_citation(annotation):
+                    self._skip("annotation")
+                continue
+            raw, fields, url = read
+            span = span_of(part, fields.get("start_index"), fields.get("end_index"))
+            # Text order: spanned annotations by where they start, the others after, as listed.
+            start = span["start"] if span is not None else _UNPLACED
+            found.append((start, position, url, raw, fields, span))
+        found.sort(key=_text_order)
+        cited = self.cited
+        for _, _, url, raw, fields, span in found:
+            source = cited.get(url)
+            if source is None:
+                source = cited[url] = _Source(url, raw)
+            if not source.title:
+                title = fields.get("title")
+                source.title = title if type(title) is str else None
+            if not source.snippet:
+                page_text = fields.get("content")  # OpenRouter: the page text behind the citation
+                source.snippet = page_text if type(page_text) is str else None
+            if span is not None:
+                source.add_span(span)
+        self.annotations += len(found)
+
+    def _read_unanswered_annotations(self, message: Mapping[str, Any]) -> None:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else ():
+            part_map = as_mapping(part)
+            annotations = part_map.get("annotations") if part_map is not None else None
+            for annotation in annotations if isinstance(annotations, list) else ():
+                read = read_url_citation(annotation)
+                if read is not None:
+                    self._saw(read[2], read[0], title=read[1].get("title"))
+
+    # -- Chat Completions -----------------------------------------------------------------
+
+    def read_chat(self, choices: list[Any]) -> None:
+        for choice in choices:
+            entry = as_mapping(choice)
+            message = as_mapping(entry.get("message")) if entry is not None else None
+            if message is None:
+                self._skip("choice")
+                continue
+            self.first_item = message
+            text = message.get("content")
+            index = self.answer.add(text if isinstance(text, str) else "")
+            if isinstance(message.get("refusal"), str):
+                self.refusals.append(message["refusal"])
+            annotations = message.get("annotations")
+            if isinstance(annotations, list):
+                self._read_annotations(index, annotations)
+            return  # the first choice is the answer; n > 1 is not something the router asks
+
+    # -- result ----------------------------------------------------------------------------
+
+    def finish(self) -> OpenAIExtraction:
+        content = self.answer.content
+        citations = self._citations()
+        queries = tuple(self.queries)
+        warning = None
+        if self.tool_calls > 0 and not citations:
+            warning = (
+                f"[CITATIONS] OpenAI: {self.tool_calls} tool calls but 0 citations extracted. "
+                f"First output item: {compact_json(self.first_item, WARNING_ITEM_CHARS)}"
+            )
+        grounding = OpenAIGrounding(
+            tool_call_count=self.tool_calls,
+            web_search_queries=queries,
+            grounded_effective=self.effective_calls > 0 or self.annotations > 0,
+            non_url_sources=tuple(self.non_url),
+            warning=warning,
+        )
+        if grounding_debug_enabled():
+            _log.debug(
+                "openai_citations_extracted",
+                annotations=self.annotations,
+                cited_urls=len(self.cited),
+                other_urls=len(self.seen),
+                citations=len(citations),
+                tool_calls=self.tool_calls,
+                queries=len(queries),
+                non_url_sources=len(self.non_url),
+                skipped=self.dropped,
+            )
+        return OpenAIExtraction(
+            content=content,
+            citations=citations,
+            grounding=grounding,
+            refusal="\n".join(self.refusals) or None,
+            tokens_removed=self.answer.tokens_removed,
+            sources_seen=len(self.cited) + len(self.seen),
+            sources_dropped=self.dropped,
+        )
+
+    def _citations(self) -> list[Citation]:
+        built: list[Citation] = []
+        rank = 0
+        for cited, sources in ((True, self.cited.values()), (False, self.seen.values())):
+            for source in sources:  # annotations are read first, so `seen` never holds a cited URL
+                rank += 1
+                citation = make_citation(
+                    provider="openai",
+                    url=source.url,
+                    title=source.title,
+                    snippet=source.snippet,
+                    rank=rank,
+                    raw=source.raw,
+                    spans=source.spans,
+                    cited=cited,
+                )
+                if citation is None:
+                    self.dropped += 1
+                else:
+                    built.append(citation)
+        merged = dedupe_citations(built)
+        if len(merged) < rank:  # dropped or merged sources left gaps: close them
+            for position, citation in enumerate(merged, start=1):
+                citation["rank"] = position
+        return merged
+
+    def _skip(self, what: str) -> None:
+        self.dropped += 1
+        _debug("openai_item_skipped", item=what)
+
+
+def _debug(event: str, **fields: Any) -> None:
+    if grounding_debug_enabled():
+        _log.debug(event, provider="openai", **fields)

@@ -1,0 +1,122 @@
+"""An OpenAI reply mapped to the router's :class:`AdapterResult` (pure).
+
+``content`` is the answer text with the private-use citation tokens removed (for JSON answers,
+the JSON text); ``parsed`` holds the JSON value when the request asked for JSON. A reply that
+cannot be used at all raises :class:`ResponseParseError`: no answer text (``empty_answer``,
+naming the status and why it was incomplete), a refusal (``refusal``), or JSON that does not
+parse (``invalid_json``, naming the position and the first characters).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.base import AdapterResult
+from adapters.openai_citations import OpenAIExtraction, read_openai_reply
+from adapters.openai_values import as_mapping
+from router.errors import ResponseParseError
+from router.types import LLMRequest, Usage
+
+__all__ = ["map_openai_reply", "parse_json_answer"]
+
+_SHOWN_CHARS = 80
+# Responses API names first, then Chat Completions names.
+_USAGE_FIELDS = (
+    ("input_tokens", ("input_tokens", "prompt_tokens")),
+    ("output_tokens", ("output_tokens", "completion_tokens")),
+    ("total_tokens", ("total_tokens",)),
+)
+
+
+def map_openai_reply(response: object, request: LLMRequest) -> AdapterResult:
+    """The :class:`AdapterResult` of one reply to ``request``; raises ``ResponseParseError``."""
+    body = as_mapping(response) or {}
+    extraction = read_openai_reply(body)
+    status = body.get("status") if isinstance(body.get("status"), str) else None
+    incomplete = _incomplete_reason(body)
+    content = extraction.content
+    if not content.strip():
+        raise _unusable(extraction, status, incomplete)
+    parsed = parse_json_answer(content, incomplete=incomplete) if request.wants_json else None
+    grounding = extraction.grounding
+    return AdapterResult(
+        content=content,
+        parsed=parsed,
+        model_version=body.get("model") if isinstance(body.get("model"), str) else None,
+        grounded_effective=grounding.grounded_effective,
+        tool_call_count=grounding.tool_call_count,
+        web_search_queries=list(grounding.web_search_queries),
+        citations=extraction.citations,
+        usage=_usage(body.get("usage")),
+        warnings=[grounding.warning] if grounding.warning else [],
+        metadata=_metadata(body, extraction, status, incomplete),
+    )
+
+
+def parse_json_answer(content: str, *, incomplete: str | None = None) -> Any:
+    """The JSON value of an answer; ``ResponseParseError(reason="invalid_json")`` if it is not."""
+    try:
+        return json.loads(content)
+    except json.JSONDecodeError as exc:
+        shown = content.strip()[:_SHOWN_CHARS]
+        cut = f" (the reply was cut short: {incomplete})" if incomplete else ""
+        raise ResponseParseError(
+            f"OpenAI: the answer is not valid JSON{cut}: {exc.msg} at line {exc.lineno} "
+            f"column {exc.colno} (char {exc.pos}); it starts with {shown!r}",
+            vendor="openai",
+            reason="invalid_json",
+        ) from exc
+
+
+def _unusable(
+    extraction: OpenAIExtraction, status: str | None, incomplete: str | None
+) -> ResponseParseError:
+    if extraction.refusal:
+        return ResponseParseError(
+            f"OpenAI: the model refused: {extraction.refusal[:200]!r}",
+            vendor="openai",
+            reason="refusal",
+        )
+    why = f"status {status or 'unknown'}" + (f", incomplete: {incomplete}" if incomplete else "")
+    return ResponseParseError(
+        f"OpenAI: the reply holds no answer text ({why})", vendor="openai", reason="empty_answer"
+    )
+
+
+def _incomplete_reason(body: Mapping[str, Any]) -> str | None:
+    details = as_mapping(body.get("incomplete_details"))
+    reason = details.get("reason") if details is not None else None
+    return reason if isinstance(reason, str) else None
+
+
+def _usage(value: object) -> Usage:
+    usage = as_mapping(value)
+    if usage is None:
+        return Usage()
+    counts: dict[str, int | None] = {}
+    for field, names in _USAGE_FIELDS:
+        found = next((usage[n] for n in names if type(usage.get(n)) is int), None)
+        counts[field] = found
+    return Usage(**counts)
+
+
+def _metadata(
+    body: Mapping[str, Any],
+    extraction: OpenAIExtraction,
+    status: str | None,
+    incomplete: str | None,
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "response_id": body.get("id") if isinstance(body.get("id"), str) else None,
+        "status": status,
+        "sources_seen": extraction.sources_seen,
+        "sources_dropped": extraction.sources_dropped,
+        "non_url_sources": list(extraction.grounding.non_url_sources),
+    }
+    if incomplete:
+        metadata["incomplete_reason"] = incomplete
+    if extraction.tokens_removed:
+        metadata["citation_tokens_removed"] = extraction.tokens_removed
+    return metadata

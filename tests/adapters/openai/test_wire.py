@@ -1,0 +1,272 @@
+"""The adapter with the real openai client against the loopback emulator, sync and async."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from adapters.base import AdapterResult
+from adapters.openai_adapter import OpenAIAdapter
+from router import errors
+from router.emulator import FAULT_KINDS, Emulator
+from router.errors import ConfigurationError, ProviderRequestError, RouterError
+from router.settings import RouterSettings
+from router.types import LLMRequest
+from support.openai import citation_problems
+
+FAULTS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parents[2] / "data" / "openai_wire_faults.json").read_text("utf-8")
+)
+SCHEMA = {
+    "title": "Capital",
+    "type": "object",
+    "properties": {
+        "capital": {"type": "string"},
+        "facts": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["capital", "facts"],
+    "additionalProperties": False,
+}
+Ask = Callable[..., LLMRequest]
+
+
+def faulty(ask: Ask, kind: str) -> LLMRequest:
+    """A grounded request whose last user message carries the emulator's fault directive."""
+    timeout = 0.3 if kind == "hang" else 5.0
+    return ask(
+        f"What is the capital of France? [[emulator:fault={kind}]]",
+        grounded=True,
+        timeout_s=timeout,
+    )
+
+
+def check_fault(row: dict[str, Any], outcome: AdapterResult | RouterError) -> None:
+    """The outcome is the error (class, reason, status, wait) or the answer the row expects."""
+    if row["error"] is None:
+        assert isinstance(outcome, AdapterResult)
+        searched = row["kind"] not in ("no_search", "empty_grounding")
+        assert outcome.grounded_effective is searched
+        assert (outcome.tool_call_count > 0) is searched
+        cites = row["kind"] not in ("no_search", "empty_grounding", "no_citations")
+        assert bool(outcome.citations) is cites
+        assert bool(outcome.warnings) is (searched and not cites)
+        return
+    assert type(outcome).__name__ == row["error"]
+    assert outcome.reason == row["reason"]
+    assert outcome.status_code == row["status_code"]
+    assert getattr(outcome, "retry_after_s", None) == row["retry_after_s"]
+    assert outcome.vendor == "openai"
+    assert "sk-test" not in str(outcome)
+
+
+def test_fault_table_covers_every_kind() -> None:
+    """The fault table names every fault kind the emulator has."""
+    assert [row["kind"].split(":")[0] for row in FAULTS] == list(FAULT_KINDS)
+
+
+def test_request_body_for_required_grounding(
+    adapter: OpenAIAdapter, settings: RouterSettings, emulator: Emulator, ask: Ask
+) -> None:
+    """REQUIRED grounding sends web_search with the location, the sources include and 'required'."""
+    request = ask(
+        messages=[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "What is the capital of France?"},
+        ],
+        grounded=True,
+        grounding_mode="REQUIRED",
+        user_location={"country": "FR", "city": "Paris"},
+        temperature=0.2,
+        max_output_tokens=400,
+    )
+    adapter.complete(request, settings)
+    (sent,) = emulator.requests
+    assert (sent.method, sent.path) == ("POST", "/v1/responses")
+    assert sent.headers["authorization"] == "Bearer sk-test"
+    assert sent.json == {
+        "model": "gpt-5",
+        "instructions": "Be brief.",
+        "input": [{"role": "user", "content": "What is the capital of France?"}],
+        "tools": [
+            {
+                "type": "web_search",
+                "user_location": {"type": "approximate", "country": "FR", "city": "Paris"},
+            }
+        ],
+        "include": ["web_search_call.action.sources"],
+        "tool_choice": "required",
+        "temperature": 0.2,
+        "max_output_tokens": 400,
+    }
+
+
+def test_request_body_for_json_modes(
+    adapter: OpenAIAdapter, settings: RouterSettings, emulator: Emulator, ask: Ask
+) -> None:
+    """A schema is sent as a strict json_schema format; json_mode as json_object saying JSON."""
+    adapter.complete(ask(json_schema=SCHEMA), settings)
+    adapter.complete(ask(json_mode=True), settings)
+    with_schema, json_object = (sent.json for sent in emulator.requests)
+    assert with_schema["text"] == {
+        "format": {"type": "json_schema", "name": "Capital", "schema": SCHEMA, "strict": True}
+    }
+    assert "instructions" not in with_schema
+    assert json_object["text"] == {"format": {"type": "json_object"}}
+    assert json_object["instructions"] == "Reply with a single JSON object."
+    assert "tools" not in json_object
+
+
+def test_grounded_answer(adapter: OpenAIAdapter, settings: RouterSettings, ask: Ask) -> None:
+    """A grounded answer: cited spans on the markdown links, then the searched sources."""
+    result = adapter.complete(ask(grounded=True), settings)
+    assert result.grounded_effective
+    assert result.tool_call_count >= 1
+    assert result.web_search_queries
+    assert result.model_version == "gpt-5"
+    assert result.usage.total_tokens == (result.usage.input_tokens or 0) + (
+        result.usage.output_tokens or 0
+    )
+    assert result.citations[0]["cited"]
+    for citation in result.citations:
+        assert citation_problems(citation, result.content) == []
+        assert "utm_" not in (citation["url"] or "")
+        for span in citation["spans"]:
+            assert span["text"].startswith("([")
+    assert result.warnings == []
+
+
+def test_json_schema_answer(adapter: OpenAIAdapter, settings: RouterSettings, ask: Ask) -> None:
+    """A grounded JSON answer parses; the citation tokens are gone from content and values."""
+    result = adapter.complete(
+        ask(grounded=True, grounding_mode="REQUIRED", json_schema=SCHEMA), settings
+    )
+    assert set(result.parsed) == {"capital", "facts"}
+    assert json.loads(result.content) == result.parsed
+    assert not any("\ue200" <= ch <= "\ue202" for ch in result.content)
+    assert result.metadata["citation_tokens_removed"] >= 1
+    assert result.citations
+    assert not result.parsed["capital"].endswith(" ")
+
+
+def test_json_object_answer(adapter: OpenAIAdapter, settings: RouterSettings, ask: Ask) -> None:
+    """json_mode without a schema gives a parsed JSON object."""
+    result = adapter.complete(ask(json_mode=True), settings)
+    assert isinstance(result.parsed, dict)
+    assert result.parsed
+
+
+@pytest.mark.parametrize("row", FAULTS, ids=[row["kind"] for row in FAULTS])
+def test_fault(
+    row: dict[str, Any], adapter: OpenAIAdapter, settings: RouterSettings, ask: Ask
+) -> None:
+    """Each emulator fault is the router error (or the answer) the row names."""
+    try:
+        outcome: AdapterResult | RouterError = adapter.complete(faulty(ask, row["kind"]), settings)
+    except RouterError as error:
+        outcome = error
+    check_fault(row, outcome)
+
+
+@pytest.mark.parametrize("row", FAULTS, ids=[row["kind"] for row in FAULTS])
+async def test_fault_async(row: dict[str, Any], settings: RouterSettings, ask: Ask) -> None:
+    """The async client's faults translate exactly as the sync client's."""
+    adapter = OpenAIAdapter()
+    try:
+        outcome: AdapterResult | RouterError = await adapter.acomplete(
+            faulty(ask, row["kind"]), settings
+        )
+    except RouterError as error:
+        outcome = error
+    finally:
+        await adapter.aclose()
+    check_fault(row, outcome)
+
+
+def test_sdk_retries_are_off(
+    adapter: OpenAIAdapter, settings: RouterSettings, emulator: Emulator, ask: Ask
+) -> None:
+    """A transient failure reaches the emulator once: the SDK never retries on its own."""
+    with pytest.raises(errors.ProviderTransientError):
+        adapter.complete(faulty(ask, "503"), settings)
+    assert len(emulator.requests) == 1
+
+
+def test_auth_error_names_the_setting(
+    adapter: OpenAIAdapter, settings: RouterSettings, ask: Ask
+) -> None:
+    """A rejected key says to check OPENAI_API_KEY and carries the provider's message."""
+    with pytest.raises(ProviderRequestError) as caught:
+        adapter.complete(faulty(ask, "401"), settings)
+    assert "check OPENAI_API_KEY" in caught.value.message
+    assert caught.value.provider_message
+    assert "Incorrect API key" in caught.value.provider_message
+
+
+def test_missing_key_fails_before_any_call(
+    adapter: OpenAIAdapter,
+    emulator: Emulator,
+    make_settings: Callable[..., RouterSettings],
+    ask: Ask,
+) -> None:
+    """No API key is a configuration error naming OPENAI_API_KEY; nothing is sent."""
+    settings = make_settings(openai_base_url=emulator.openai_base_url)
+    with pytest.raises(ConfigurationError) as caught:
+        adapter.complete(ask(), settings)
+    assert caught.value.setting == "OPENAI_API_KEY"
+    assert emulator.requests == []
+
+
+def test_clients_are_reused_per_key_and_base_url(
+    adapter: OpenAIAdapter, settings: RouterSettings, emulator: Emulator, ask: Ask
+) -> None:
+    """Calls with the same settings share one client; another base URL gets its own."""
+    other = settings.model_copy(update={"openai_base_url": emulator.openai_base_url + "/"})
+    with capture_logs() as events:
+        adapter.complete(ask(), settings)
+        adapter.complete(ask(), settings)
+        adapter.complete(ask(), other)
+    created = [e for e in events if e["event"] == "openai_client_created"]
+    assert [e["kind"] for e in created] == ["sync", "sync"]
+    assert len(emulator.requests) == 3
+
+
+def test_async_clients_follow_the_event_loop(settings: RouterSettings, ask: Ask) -> None:
+    """asyncio.run twice works: each loop gets its own client, closed on that loop."""
+    adapter = OpenAIAdapter()
+
+    async def call() -> AdapterResult:
+        try:
+            return await adapter.acomplete(ask(), settings)
+        finally:
+            await adapter.aclose()
+
+    with capture_logs() as events:
+        first, second = asyncio.run(call()), asyncio.run(call())
+    assert first.content == second.content
+    assert [e["kind"] for e in events if e["event"] == "openai_client_created"] == [
+        "async",
+        "async",
+    ]
+    adapter.close()
+
+
+def test_close_runs_an_idle_loop_to_close_its_client(settings: RouterSettings, ask: Ask) -> None:
+    """close() outside any loop closes async clients on loops that are idle but still open."""
+    adapter = OpenAIAdapter()
+    loop = asyncio.new_event_loop()
+    try:
+        result = loop.run_until_complete(adapter.acomplete(ask(), settings))
+        adapter.close()
+        with capture_logs() as events:
+            loop.run_until_complete(adapter.acomplete(ask(), settings))
+        assert [e["kind"] for e in events if e["event"] == "openai_client_created"] == ["async"]
+        loop.run_until_complete(adapter.aclose())
+    finally:
+        loop.close()
+    assert result.content
