@@ -51,18 +51,3 @@ def _fresh_structlog() -> Any:
     yield
     structlog.reset_defaults()
 
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--runslow", action="store_true", default=False, help="also run tests marked slow"
-    )
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked slow (large fuzz runs, big batches) run only with --runslow."""
-    if config.getoption("--runslow"):
-        return
-    skip_slow = pytest.mark.skip(reason="slow: run with --runslow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip_slow)
