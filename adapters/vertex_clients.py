@@ -8,16 +8,14 @@ opened on, so ``asyncio.run`` called twice must not share them.
 Credentials: ``GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN`` when set (a static OAuth token, never
 refreshed), else Application Default Credentials as Google's SDK finds them, at the first
 request. SDK retries are off: ``HttpRetryOptions(attempts=1)``. Async clients run on an httpx2
-transport rather than the aiohttp one google-genai picks when aiohttp is installed (that path
-retries a dropped connection on its own after sleeping 1-10 s, and warns on every session).
+client the adapter owns (see ``_new_async_http``); close them with ``aclose()`` on their loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-import weakref
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from router.errors import ConfigurationError
 from router.settings import RouterSettings
@@ -70,19 +68,9 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
     )
 
 
-def _new_client(key: _ClientKey, *, for_async: bool = False) -> Client:
+def _new_client(key: _ClientKey, *, async_http: Any = None) -> Client:
     from google import genai
     from google.genai import types
-
-    async_client_args = None
-    if for_async:
-        import httpx2
-
-        # With aiohttp installed (the redirect resolver uses it) google-genai would run async
-        # calls over aiohttp: a second transport with its own exceptions, its own hidden
-        # connection retry, and a DeprecationWarning on every session it opens. Giving it an
-        # httpx2 transport keeps async calls on the same stack as sync ones.
-        async_client_args = {"transport": httpx2.AsyncHTTPTransport()}
 
     credentials = None
     if key.access_token is not None:
@@ -100,7 +88,7 @@ def _new_client(key: _ClientKey, *, for_async: bool = False) -> Client:
                 base_url=key.base_url,
                 timeout=key.timeout_ms,
                 retry_options=types.HttpRetryOptions(attempts=1),
-                async_client_args=async_client_args,
+                httpx_async_client=async_http,
             ),
         )
     except ValueError as exc:  # the SDK validates its arguments, and says what it wants
@@ -109,15 +97,40 @@ def _new_client(key: _ClientKey, *, for_async: bool = False) -> Client:
         ) from exc
 
 
+def _new_async_http() -> Any:
+    """The async HTTP client of one event loop, owned (and closed) by the adapter.
+
+    With aiohttp installed google-genai would otherwise run async calls over aiohttp (a second
+    transport, with a hidden connection retry and a DeprecationWarning per session), or over its
+    own httpx2 client whose finaliser schedules a close on whatever loop runs at collection time
+    and fails there with "Event loop is closed". A plain httpx2 client of our own has neither.
+    """
+    import httpx2
+
+    return httpx2.AsyncClient(follow_redirects=True)
+
+
+def _no_running_loop() -> bool:
+    """True when this thread runs no event loop, so an idle one may be run to close clients."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
+
+
+class _AsyncEntry(NamedTuple):
+    client: Client
+    http: Any
+
+
 class VertexClients:
     """The clients one adapter holds; safe to use from many threads and event loops."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sync: dict[_ClientKey, Client] = {}
-        self._async: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[_ClientKey, Client]
-        ] = weakref.WeakKeyDictionary()
+        self._async: dict[asyncio.AbstractEventLoop, dict[_ClientKey, _AsyncEntry]] = {}
 
     def sync_client(self, settings: RouterSettings) -> Client:
         """The client for ``settings``, created on first use."""
@@ -133,28 +146,42 @@ class VertexClients:
         key = _client_key(settings)
         loop = asyncio.get_running_loop()
         with self._lock:
+            for finished in [each for each in self._async if each.is_closed()]:
+                # Its sockets went with the loop; nothing can close them any more.
+                del self._async[finished]
             clients = self._async.setdefault(loop, {})
-            client = clients.get(key)
-            if client is None:
-                client = clients[key] = _new_client(key, for_async=True)
-            return client.aio
+            entry = clients.get(key)
+            if entry is None:
+                http = _new_async_http()
+                entry = clients[key] = _AsyncEntry(_new_client(key, async_http=http), http)
+            return entry.client.aio
 
     def close(self) -> None:
-        """Close every sync client, and the sync side of the async ones (async sessions are
-        closed by :meth:`aclose` on their loop, or die with it)."""
+        """Close the sync clients, and the async ones of loops that are not running."""
         with self._lock:
             clients = list(self._sync.values())
-            for per_loop in self._async.values():
-                clients.extend(per_loop.values())
             self._sync.clear()
+            idle = [
+                loop
+                for loop in self._async
+                if loop.is_closed() or (_no_running_loop() and not loop.is_running())
+            ]
+            stale = [(loop, self._async.pop(loop)) for loop in idle]
         for client in clients:
             client.close()
+        for loop, entries in stale:
+            if loop.is_closed():
+                continue  # a closed loop cannot run the close; its sockets went with it
+            for entry in entries.values():
+                entry.client.close()
+                loop.run_until_complete(entry.http.aclose())
 
     async def aclose(self) -> None:
         """Close the async clients of the running event loop."""
         loop = asyncio.get_running_loop()
         with self._lock:
-            clients = list(self._async.pop(loop, {}).values())
-        for client in clients:
-            await client.aio.aclose()
-            client.close()
+            entries = list(self._async.pop(loop, {}).values())
+        for entry in entries:
+            await entry.client.aio.aclose()
+            await entry.http.aclose()
+            entry.client.close()
