@@ -10,10 +10,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from router import __version__
-from router.commands import als, batch, route
+from router.commands import als, batch, demo, route
 from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
-from router.commands.pending import register_pending
 from router.logging import configure_logging
 from router.settings import RouterSettings
 
@@ -21,7 +20,8 @@ __all__ = ["build_parser", "main"]
 
 _EPILOG = """\
 exit codes: 0 ok, 1 unexpected failure, 2 bad input, 3 REQUIRED grounding failed,
-4 provider error, 5 configuration error, 6 unusable provider reply, 130 interrupted.
+4 provider error, 5 configuration error, 6 unusable provider reply, 9 optional extra
+missing, 130 interrupted.
 Configuration comes from the environment and .env (see the README)."""
 
 
@@ -48,14 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         "shows the forensic debug events)",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    register_pending(
-        subparsers,
-        "demo",
-        "route sample requests through both adapters against the built-in emulator",
-        "Starts the built-in provider emulator and routes sample requests through both "
-        "adapters (AUTO, REQUIRED, grounded JSON, a REQUIRED failure), printing answers and "
-        "citations.",
-    )
+    demo.register(subparsers)
     route.register(subparsers)
     batch.register(subparsers)
     als.register(subparsers)

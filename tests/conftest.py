@@ -50,4 +50,3 @@ def _fresh_structlog() -> Any:
     """Undo any structlog configuration a test (e.g. an in-process CLI run) made."""
     yield
     structlog.reset_defaults()
-

@@ -315,7 +315,10 @@ def dedup_key(url: str) -> str:
     if canonical is None:
         return url.strip() if isinstance(url, str) else ""
     rest = canonical.partition("://")[2].partition("#")[0]
-    rest = rest.removeprefix("www.")
+    # Drop leading "www." labels, but never down to a bare suffix: www.com stays www.com, and
+    # www.www.com and www.com give one key.
+    while rest.startswith("www.") and "." in rest[4:].partition("/")[0]:
+        rest = rest[4:]
     location, _, query = rest.partition("?")
     if not query:
         return location

@@ -17,5 +17,5 @@ class ExitCode(IntEnum):
     PROVIDER_ERROR = 4  # the provider failed or rejected the call
     CONFIGURATION_ERROR = 5  # a key, project or location is missing
     RESPONSE_UNUSABLE = 6  # the provider's reply could not be used (e.g. invalid JSON)
-    NOT_AVAILABLE = 9  # the subcommand is not part of this build yet
+    NOT_AVAILABLE = 9  # an optional extra the command needs is not installed (e.g. charts)
     INTERRUPTED = 130  # stopped by SIGINT/SIGTERM after flushing what was done

@@ -54,9 +54,16 @@ def citations_table(response: LLMResponse) -> object:
             Text(terminal_safe(citation["source_domain"], single_line=True) + redirect),
             Text(citation["source_type"]),
             Text(terminal_safe(citation["title"], single_line=True)[:80]),
-            Text(terminal_safe(citation["url"], single_line=True)),
+            Text(_shortened(terminal_safe(citation["url"], single_line=True))),
         )
     return table
+
+
+def _shortened(url: str, limit: int = 72) -> str:
+    """A long URL (Vertex redirect tokens run to 300 characters) cut in the middle for tables."""
+    if len(url) <= limit:
+        return url
+    return f"{url[: limit - 17]}…{url[-16:]}"
 
 
 def print_error(error: RouterError, *, as_json: bool = False) -> None:

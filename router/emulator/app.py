@@ -178,7 +178,7 @@ class ProviderHandler:
                 if api == "openai"
                 else vertex.read_request(parsed, model=route.model, stream=route.stream)
             )
-            ask = replace(ask, question=strip_directives(ask.prompt))
+            ask = replace(ask, question=strip_directives(ask.question))
             spec = self._fault_for(request, ask, plan)
         except BadRequest as exc:
             return _Decision(

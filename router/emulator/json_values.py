@@ -10,6 +10,7 @@ the answer's sentences, so a grounded JSON answer still says something.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,6 +19,8 @@ from router.emulator.catalogue import Answer
 __all__ = ["SchemaFiller"]
 
 _MAX_DEPTH = 8
+# Numbers as answers write them: 3,747 / 2.1 / 14 (not digits inside words such as "10th").
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w,])")
 _NAME_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("url", "uri", "link", "href"), "url"),
     (("title", "headline"), "title"),
@@ -47,6 +50,7 @@ class SchemaFiller:
         self._country = country or "US"
         self._next_claim = 0
         self._next_source = 1
+        self._next_number = 0
         self._current_source = 0
         self.placed_claims: list[tuple[int, str]] = []
         """(claim index, the exact string placed) for each claim used, in order."""
@@ -136,12 +140,23 @@ class SchemaFiller:
         elif any(w in lowered for w in ("score", "confidence", "probability", "ratio")):
             guess = 0.87
         else:
-            guess = self._rng.randint(1, 12) * 1.5
+            stated = self._stated_numbers()
+            guess = stated[self._next_number % len(stated)] if stated else self._rng.randint(1, 12)
+            self._next_number += 1
         if isinstance(low, int | float) and guess <= low:
             guess = low + 1 if "exclusiveMinimum" in schema else low
         if isinstance(high, int | float) and guess >= high:
             guess = high - 1 if "exclusiveMaximum" in schema else high
         return round(guess) if integer else float(guess)
+
+    def _stated_numbers(self) -> list[float]:
+        """The numbers the answer states, in order ("3,747 m" gives 3747)."""
+        found = (
+            float(match.replace(",", ""))
+            for claim in self._answer.claims
+            for match in _NUMBER.findall(claim.text)
+        )
+        return list(dict.fromkeys(found))
 
     def _string(self, schema: Mapping[str, Any], name: str) -> str:
         fmt = str(schema.get("format", "")).lower()

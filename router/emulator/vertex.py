@@ -41,14 +41,12 @@ def read_request(body: Mapping[str, Any], *, model: str, stream: bool) -> Ask:
             "Unable to submit request because it has an empty contents field. Add a value and "
             "try again."
         )
-    prompt = ""
-    for content in reversed(contents):
-        if isinstance(content, Mapping) and content.get("role", "user") == "user":
-            parts = content.get("parts") or []
-            prompt = "\n".join(
-                str(p["text"]) for p in parts if isinstance(p, Mapping) and "text" in p
-            )
-            break
+    user_texts = [
+        _text_of(content)
+        for content in contents
+        if isinstance(content, Mapping) and content.get("role", "user") == "user"
+    ]
+    prompt = user_texts[-1] if user_texts else ""
     tools = body.get("tools") or []
     search = isinstance(tools, list) and any(
         isinstance(t, Mapping) and _SEARCH_TOOL_KEYS & t.keys() for t in tools
@@ -58,17 +56,26 @@ def read_request(body: Mapping[str, Any], *, model: str, stream: bool) -> Ask:
     if isinstance(config, Mapping) and config.get("responseMimeType") == "application/json":
         schema = next((config[k] for k in _SCHEMA_KEYS if isinstance(config.get(k), Mapping)), None)
         json_format = JsonFormat(schema)
+    # A reshape (no tools, JSON asked, after the model's own answer) restates the question the
+    # model already answered: answer that first question again, so the JSON says the same.
+    answered = any(isinstance(c, Mapping) and c.get("role") == "model" for c in contents)
+    reshape = json_format is not None and not search and answered and len(user_texts) > 1
     return Ask(
         api="vertex",
         model=model,
         prompt=prompt,
-        question=prompt,
+        question=user_texts[0] if reshape else prompt,
         stream=stream,
         search=search,
         json_format=json_format,
         country=_country(body),
         echo=body,
     )
+
+
+def _text_of(content: Mapping[str, Any]) -> str:
+    parts = content.get("parts") or []
+    return "\n".join(str(p["text"]) for p in parts if isinstance(p, Mapping) and "text" in p)
 
 
 def _country(body: Mapping[str, Any]) -> str | None:

@@ -54,6 +54,8 @@ ERROR_KINDS: dict[str, tuple[type[RouterError], str]] = {
     "html": (ProviderTransientError, "server_error"),
 }
 CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
+
+
 @pytest.fixture(scope="module")
 def emulator() -> Iterator[Emulator]:
     with Emulator() as running:

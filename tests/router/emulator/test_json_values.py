@@ -62,3 +62,11 @@ def test_google_schema_dialect() -> None:
     assert list(value) == ["answer", "count", "tags", "note"]
     assert isinstance(value["count"], int)
     assert all(isinstance(tag, str) for tag in value["tags"])
+
+
+def test_numbers_come_from_the_answer() -> None:
+    """Numeric fields take the numbers the answer states, in order, not random ones."""
+    answer = answer_for("What is the tallest mountain in Alberta?")
+    schema = {"type": "object", "properties": {"elevation_m": {"type": "integer"}}}
+    value = SchemaFiller(answer, random.Random(0)).value(schema)
+    assert value == {"elevation_m": 3747}

@@ -207,6 +207,31 @@ def test_response_json_schema_answer_conforms(vertex_client: genai.Client) -> No
     jsonschema.validate(json.loads(response.text or ""), schema)
 
 
+def test_reshape_answers_the_question_already_answered(vertex_client: genai.Client) -> None:
+    """A JSON follow-up to the model's own answer restates that answer, not the follow-up."""
+    question = "What is the tallest mountain in Alberta?"
+    first = vertex_client.models.generate_content(model=MODEL, contents=question)
+    reshape = vertex_client.models.generate_content(
+        model=MODEL,
+        contents=[
+            types.Content(role="user", parts=[types.Part(text=question)]),
+            types.Content(role="model", parts=[types.Part(text=first.text or "")]),
+            types.Content(role="user", parts=[types.Part(text="Rewrite that as JSON.")]),
+        ],
+        config=types.GenerateContentConfig(
+            response_mime_type="application/json",
+            response_json_schema={
+                "type": "object",
+                "properties": {"summary": {"type": "string"}},
+                "required": ["summary"],
+            },
+        ),
+    )
+    summary = json.loads(reshape.text or "")["summary"]
+    assert summary in (first.text or "")
+    assert "Rewrite" not in summary
+
+
 def test_search_and_json_together_ground_the_json(vertex_client: genai.Client) -> None:
     """Tools plus a JSON mime type are allowed; supports point into the JSON text, in bytes."""
     response = ask(
