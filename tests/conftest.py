@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import structlog
+from hypothesis import settings as hypothesis_settings
 
 from router.settings import RouterSettings
 
@@ -17,6 +18,13 @@ _PROVIDER_ENV_PREFIXES = ("OPENAI_", "GOOGLE_", "GEMINI_", "GROUNDING_ROUTER_", 
 for _name in list(os.environ):
     if _name.startswith(_PROVIDER_ENV_PREFIXES) or _name == "DEBUG_GROUNDING":
         del os.environ[_name]
+
+
+# Property tests explore a fixed sequence of examples, so CI is repeatable and a failure
+# reproduces; HYPOTHESIS_PROFILE=explore searches fresh examples on every run instead.
+hypothesis_settings.register_profile("repeatable", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
