@@ -52,38 +52,73 @@ async def arun_batch(
     stop: asyncio.Event | None = None,
     grace_s: float = 10.0,
     on_progress: ProgressCallback | None = None,
+    workers: int = 1,
 ) -> BatchSummary:
     """Run every request of ``input_path`` and write one row per request to ``output_path``.
 
-    ``concurrency`` requests are in flight at once; ``max_rps`` caps the request rate per vendor.
+    ``concurrency`` requests are in flight at once (over all workers); ``max_rps`` caps the
+    request rate per vendor. ``workers`` > 1 spreads the calls over that many processes, each
+    with its own router built from ``settings`` (an injected ``router`` cannot cross processes).
     An existing, non-empty output file is an error unless ``resume`` (continue it) or
     ``overwrite`` (start over) says what to do with it.
     """
     source, target = Path(input_path), Path(output_path)
-    _check_paths(source, target, resume=resume, overwrite=overwrite)
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    _check_options(concurrency=concurrency, workers=workers, router=router)
     limiters = _RateLimits(max_rps)
+    _check_paths(source, target, resume=resume, overwrite=overwrite)
     done_ids, keep_bytes = existing_request_ids(target) if resume else (set(), 0)
     stats = BatchStats(total=count_requests(source))
-    run = _BatchRun(
-        router=router or UnifiedLLMAdapter(settings or RouterSettings()),
-        writer=ResultWriter(target, keep_bytes=keep_bytes),
-        stats=stats,
-        limiters=limiters,
-        stop=stop or asyncio.Event(),
-        on_progress=on_progress,
-    )
+    stop = stop or asyncio.Event()
+    writer = ResultWriter(target, keep_bytes=keep_bytes)
     started = time.perf_counter()
     try:
-        interrupted = await run.execute(source, done_ids, concurrency, grace_s)
+        if workers > 1:
+            from router.batch_workers import WorkerPool
+
+            pool = WorkerPool(
+                workers=workers,
+                settings=settings or RouterSettings(),
+                concurrency=concurrency,
+                max_rps=max_rps,
+            )
+            interrupted = await asyncio.to_thread(
+                pool.run,
+                source,
+                done_ids,
+                writer,
+                stats,
+                should_stop=stop.is_set,
+                grace_s=grace_s,
+                on_row=lambda: on_progress(stats) if on_progress else None,
+            )
+        else:
+            run = _BatchRun(
+                router=router or UnifiedLLMAdapter(settings or RouterSettings()),
+                writer=writer,
+                stats=stats,
+                limiters=limiters,
+                stop=stop,
+                on_progress=on_progress,
+            )
+            try:
+                interrupted = await run.execute(source, done_ids, concurrency, grace_s)
+            finally:
+                if router is None:
+                    await run.router.aclose()
     finally:
-        run.writer.close()
-        if router is None:
-            await run.router.aclose()
+        writer.close()
     summary = stats.summary(elapsed_s=time.perf_counter() - started, interrupted=interrupted)
     log.info("batch_finished", done=summary.done, skipped=summary.skipped, **summary.outcomes)
     return summary
+
+
+def _check_options(*, concurrency: int, workers: int, router: UnifiedLLMAdapter | None) -> None:
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    if workers > 1 and router is not None:
+        raise ValueError("workers > 1 builds a router in each process: pass settings, not router")
 
 
 def _check_paths(source: Path, target: Path, *, resume: bool, overwrite: bool) -> None:

@@ -15,7 +15,7 @@ from router.errors import (
 )
 from router.types import LLMResponse
 
-__all__ = ["BatchStats", "BatchSummary", "outcome_of"]
+__all__ = ["BatchStats", "BatchSummary", "RowFacts", "outcome_of", "row_facts"]
 
 TOP_DOMAINS = 10
 
@@ -31,6 +31,18 @@ def outcome_of(error: RouterError | None) -> str:
     if isinstance(error, RequestValidationError):
         return "bad_input"
     return "error"
+
+
+# (outcome, reason, grounded_effective, cited domains, latency_ms) of one row.
+RowFacts = tuple[str, str | None, bool, tuple[str, ...], float]
+
+
+def row_facts(*, response: LLMResponse | None = None, error: RouterError | None = None) -> RowFacts:
+    """What the statistics need from one row, as picklable plain data."""
+    if response is not None:
+        domains = tuple(c["source_domain"] for c in response.citations)
+        return ("ok", None, response.grounded_effective, domains, response.latency_ms)
+    return (outcome_of(error), error.reason if error else None, False, (), 0.0)
 
 
 @dataclass
@@ -75,26 +87,22 @@ class BatchStats:
         return sum(self.outcomes.values())
 
     def record_success(self, response: LLMResponse) -> None:
-        self.outcomes["ok"] += 1
-        self.grounded_answers += response.grounded_effective
-        self.citations += len(response.citations)
-        self.domains.update(c["source_domain"] for c in response.citations)
-        self.latencies_ms.append(response.latency_ms)
+        self.record(row_facts(response=response))
 
     def record_error(self, error: RouterError) -> None:
-        outcome = outcome_of(error)
-        self.outcomes[outcome] += 1
-        if outcome == "required_failed" and error.reason:
-            self.required_reasons[error.reason] += 1
+        self.record(row_facts(error=error))
 
-    def merge(self, other: BatchStats) -> None:
-        """Fold a worker process's counts into these."""
-        self.outcomes.update(other.outcomes)
-        self.required_reasons.update(other.required_reasons)
-        self.grounded_answers += other.grounded_answers
-        self.citations += other.citations
-        self.domains.update(other.domains)
-        self.latencies_ms.extend(other.latencies_ms)
+    def record(self, facts: RowFacts) -> None:
+        """Count one finished row (facts are plain data, so worker processes can send them)."""
+        outcome, reason, grounded, domains, latency_ms = facts
+        self.outcomes[outcome] += 1
+        if outcome == "required_failed" and reason:
+            self.required_reasons[reason] += 1
+        if outcome == "ok":
+            self.grounded_answers += grounded
+            self.citations += len(domains)
+            self.domains.update(domains)
+            self.latencies_ms.append(latency_ms)
 
     def summary(self, *, elapsed_s: float, interrupted: bool) -> BatchSummary:
         answered = self.outcomes["ok"]

@@ -1,0 +1,296 @@
+"""Batch runs spread over worker processes, each with its own event loop and SDK clients.
+
+The SDK clients spend a few milliseconds of CPU on every call, so one process tops out long before
+the providers do. With ``workers=N`` the parent streams the input into a bounded task queue, N
+spawned workers route requests and send back finished rows, and the parent stays the only writer
+of the output file: the no-loss and exactly-once guarantees are those of a single-process run.
+
+Workers ignore SIGINT; the parent coordinates stops. A worker that loses its parent exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.synchronize import Event as ProcessEvent
+from typing import Any
+
+import structlog
+
+from router.batch_input import BatchItem, read_requests
+from router.batch_output import ResultWriter, error_row, success_row
+from router.batch_stats import BatchStats, RowFacts, row_facts
+from router.errors import RouterError
+from router.settings import RouterSettings
+from router.types import LLMRequest
+
+__all__ = ["WorkerPool"]
+
+log = structlog.get_logger(__name__)
+
+_POLL_S = 0.2
+
+# Messages from workers: a finished row, or a worker saying it has stopped.
+_Row = tuple[str, str, RowFacts]
+_Done = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class _WorkerConfig:
+    settings: RouterSettings
+    concurrency: int
+    max_rps: float | None
+
+
+class WorkerPool:
+    """Runs one batch over ``workers`` processes; the calling thread writes every row."""
+
+    def __init__(
+        self,
+        *,
+        workers: int,
+        settings: RouterSettings,
+        concurrency: int,
+        max_rps: float | None,
+    ) -> None:
+        self._context = multiprocessing.get_context("spawn")
+        per_worker = max(1, -(-concurrency // workers))
+        self._config = _WorkerConfig(
+            settings=settings,
+            concurrency=per_worker,
+            max_rps=max_rps / workers if max_rps else None,
+        )
+        self._workers = workers
+        self._tasks: Any = self._context.Queue(maxsize=workers * per_worker * 2)
+        self._results: Any = self._context.Queue()
+        self._stop = self._context.Event()
+        self._processes: list[Any] = []
+
+    def run(
+        self,
+        source: Any,
+        done_ids: set[str],
+        writer: ResultWriter,
+        stats: BatchStats,
+        *,
+        should_stop: Callable[[], bool],
+        grace_s: float,
+        on_row: Callable[[], None],
+    ) -> bool:
+        """Run to the end of the input, or until ``should_stop``; True when interrupted."""
+        for number in range(self._workers):
+            process = self._context.Process(
+                target=_worker_main,
+                args=(number, self._config, self._tasks, self._results, self._stop),
+                name=f"grounding-router-batch-{number}",
+                daemon=True,
+            )
+            process.start()
+            self._processes.append(process)
+        feeder = _Feeder(
+            source,
+            done_ids,
+            self._tasks,
+            workers=self._workers,
+            writer=writer,
+            stats=stats,
+            on_row=on_row,
+        )
+        feeder.start()
+        try:
+            return self._collect(
+                feeder, writer, stats, should_stop=should_stop, grace_s=grace_s, on_row=on_row
+            )
+        finally:
+            feeder.halt()
+            self._shutdown()
+
+    def _collect(
+        self,
+        feeder: _Feeder,
+        writer: ResultWriter,
+        stats: BatchStats,
+        *,
+        should_stop: Callable[[], bool],
+        grace_s: float,
+        on_row: Callable[[], None],
+    ) -> bool:
+        finished: set[int] = set()
+        deadline: float | None = None
+        while len(finished) < self._workers:
+            if deadline is None and should_stop():
+                log.warning("batch_stopping", workers=self._workers, grace_s=grace_s)
+                feeder.halt()
+                self._stop.set()
+                deadline = time.monotonic() + grace_s
+            if deadline is not None and time.monotonic() > deadline:
+                return True
+            try:
+                message = self._results.get(timeout=_POLL_S)
+            except queue.Empty:
+                if self._lost_worker(finished):
+                    log.error("batch_worker_died", exit_codes=self._exit_codes())
+                    return True
+                continue
+            if message[0] == "done":
+                finished.add(message[1])
+                continue
+            with feeder.write_lock:
+                writer.write_line(message[1])
+                stats.record(message[2])
+                on_row()
+        return deadline is not None or not feeder.exhausted
+
+    def _lost_worker(self, finished: set[int]) -> bool:
+        return any(
+            not process.is_alive() and number not in finished
+            for number, process in enumerate(self._processes)
+        )
+
+    def _exit_codes(self) -> list[int | None]:
+        return [process.exitcode for process in self._processes]
+
+    def _shutdown(self) -> None:
+        self._stop.set()
+        for process in self._processes:
+            process.join(timeout=2.0)
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=2.0)
+        for channel in (self._tasks, self._results):
+            channel.cancel_join_thread()
+            channel.close()
+
+
+class _Feeder(threading.Thread):
+    """Reads the input in the parent and queues work; bad lines become error rows at once."""
+
+    def __init__(
+        self,
+        source: Any,
+        done_ids: set[str],
+        tasks: Any,
+        *,
+        workers: int,
+        writer: ResultWriter,
+        stats: BatchStats,
+        on_row: Callable[[], None],
+    ) -> None:
+        super().__init__(name="grounding-router-batch-feeder", daemon=True)
+        self._source = source
+        self._done_ids = done_ids
+        self._tasks = tasks
+        self._workers = workers
+        self._writer = writer
+        self._stats = stats
+        self._on_row = on_row
+        self._halted = threading.Event()
+        self.write_lock = threading.Lock()
+        self.exhausted = False
+
+    def halt(self) -> None:
+        self._halted.set()
+
+    def run(self) -> None:
+        for item in read_requests(self._source):
+            if item.request_id in self._done_ids:
+                self._stats.skipped += 1
+                continue
+            if item.request is None:
+                self._write_error(item)
+                continue
+            if not self._put((item.line, item.request.model_dump_json())):
+                return
+        self.exhausted = True
+        for _ in range(self._workers):
+            if not self._put(None):
+                return
+
+    def _put(self, task: tuple[int, str] | None) -> bool:
+        while not self._halted.is_set():
+            try:
+                self._tasks.put(task, timeout=_POLL_S)
+            except queue.Full:
+                continue
+            return True
+        return False
+
+    def _write_error(self, item: BatchItem) -> None:
+        error = item.error or RouterError("the line produced no request", reason="unexpected_error")
+        with self.write_lock:
+            self._writer.write(error_row(item.line, item.request_id, error))
+            self._stats.record(row_facts(error=error))
+            self._on_row()
+
+
+def _worker_main(
+    number: int, config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent
+) -> None:
+    """Entry point of a worker process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_worker_loop(config, tasks, results, stop))
+    results.put(("done", number))
+
+
+async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent) -> None:
+    from router.batch import _RateLimits
+    from router.unified_llm_adapter import UnifiedLLMAdapter
+
+    loop = asyncio.get_running_loop()
+    local: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue(maxsize=config.concurrency)
+    parent = os.getppid()
+    limits = _RateLimits(config.max_rps)
+
+    def pull() -> None:
+        """Move tasks from the process queue to the event loop, until the input or a stop ends."""
+        while not stop.is_set() and os.getppid() == parent:
+            try:
+                task = tasks.get(timeout=_POLL_S)
+            except queue.Empty:
+                continue
+            asyncio.run_coroutine_threadsafe(local.put(task), loop).result()
+            if task is None:
+                break
+        for _ in range(config.concurrency):
+            asyncio.run_coroutine_threadsafe(local.put(None), loop).result()
+
+    async def consume(router: UnifiedLLMAdapter) -> None:
+        while (task := await local.get()) is not None:
+            if stop.is_set():
+                continue
+            line, request_json = task
+            request = LLMRequest.model_validate_json(request_json)
+            async with limits.for_vendor(request.vendor):
+                results.put(await _route_row(router, line, request))
+
+    async with UnifiedLLMAdapter(config.settings) as router:
+        puller = loop.run_in_executor(None, pull)
+        await asyncio.gather(*(consume(router) for _ in range(config.concurrency)))
+        await puller
+
+
+async def _route_row(router: Any, line: int, request: LLMRequest) -> _Row:
+    import json
+
+    try:
+        response = await router.aroute(request)
+        row = success_row(line, request, response)
+        facts = row_facts(response=response)
+    except RouterError as error:
+        row = error_row(line, request.request_id or "", error, request)
+        facts = row_facts(error=error)
+    except Exception as exc:  # a bug must cost one row, not the worker
+        log.exception("batch_row_failed", request_id=request.request_id)
+        failure = RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")
+        row = error_row(line, request.request_id or "", failure, request)
+        facts = row_facts(error=failure)
+    return ("row", json.dumps(row, ensure_ascii=False, separators=(",", ":")), facts)
