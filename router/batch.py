@@ -35,8 +35,21 @@ log = structlog.get_logger(__name__)
 
 
 def run_batch(input_path: str | Path, output_path: str | Path, **options: Any) -> BatchSummary:
-    """Run a batch to completion in a new event loop; see :func:`arun_batch` for the options."""
-    return asyncio.run(arun_batch(input_path, output_path, **options))
+    """Run a batch to completion in a new event loop; see :func:`arun_batch` for the options.
+
+    An injected ``router`` stays usable afterwards; its async clients, which belong to the event
+    loop this call creates and ends, are closed with that loop.
+    """
+
+    async def run_and_release() -> BatchSummary:
+        try:
+            return await arun_batch(input_path, output_path, **options)
+        finally:
+            router = options.get("router")
+            if router is not None:
+                await router.aclose()
+
+    return asyncio.run(run_and_release())
 
 
 async def arun_batch(

@@ -5,7 +5,8 @@ the providers do. With ``workers=N`` the parent streams the input into a bounded
 spawned workers route requests and send back finished rows, and the parent stays the only writer
 of the output file: the no-loss and exactly-once guarantees are those of a single-process run.
 
-Workers ignore SIGINT; the parent coordinates stops. A worker that loses its parent exits.
+Workers ignore SIGINT; the parent coordinates stops. A worker whose parent is killed exits at
+once: nobody could take its rows, and a resumed run will redo what it had in flight.
 """
 
 from __future__ import annotations
@@ -236,9 +237,17 @@ def _worker_main(
 ) -> None:
     """Entry point of a worker process."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_worker_loop(config, tasks, results, stop))
     results.put(("done", number))
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker at once when the parent is gone (killed): no one could take its rows."""
+    while os.getppid() == parent:
+        time.sleep(_POLL_S)
+    os._exit(1)
 
 
 async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent) -> None:
@@ -247,12 +256,11 @@ async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: Pr
 
     loop = asyncio.get_running_loop()
     local: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue(maxsize=config.concurrency)
-    parent = os.getppid()
     limits = _RateLimits(config.max_rps)
 
     def pull() -> None:
         """Move tasks from the process queue to the event loop, until the input or a stop ends."""
-        while not stop.is_set() and os.getppid() == parent:
+        while not stop.is_set():
             try:
                 task = tasks.get(timeout=_POLL_S)
             except queue.Empty:
