@@ -4,6 +4,9 @@ The adapter builds the call (:mod:`adapters.openai_request`), sends it once with
 retries off (the router's retry layer owns retries), translates SDK errors at the boundary
 (:mod:`adapters.openai_errors`, which documents how each failure is classified) and maps the
 reply with pure functions (:mod:`adapters.openai_reply`, :mod:`adapters.openai_citations`).
+It reads the reply's JSON body (``with_raw_response``) rather than the SDK's ``Response``
+model: the mappers read plain dicts anyway, and building the model only to dump it again cost
+about a quarter of each call's CPU. Errors still come from the SDK as usual.
 
 Clients are created lazily and reused, keyed by what shapes them (API key and base URL), so one
 adapter serves any settings from any thread. Async clients belong to the event loop they were
@@ -14,6 +17,7 @@ created on, so they are kept per running loop; ``aclose()`` closes the current l
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -30,6 +34,7 @@ from adapters.openai_errors import KEY_SETTING, translate_openai_errors
 from adapters.openai_reply import map_openai_reply
 from adapters.openai_request import build_response_params
 from router.errors import ConfigurationError
+from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 
@@ -67,8 +72,11 @@ class OpenAIAdapter:
         params = build_response_params(request)
         client = self._client(key)
         with translate_openai_errors(secret=key[0]):
-            response = client.responses.create(**params, timeout=_timeout(request, settings))
-        return self._mapped(response, request)
+            raw = client.responses.with_raw_response.create(
+                **params, timeout=_timeout(request, settings)
+            )
+            body = json.loads(raw.content)
+        return self._mapped(body, request)
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
@@ -76,8 +84,11 @@ class OpenAIAdapter:
         params = build_response_params(request)
         client = self._async_client(key)
         with translate_openai_errors(secret=key[0]):
-            response = await client.responses.create(**params, timeout=_timeout(request, settings))
-        return self._mapped(response, request)
+            raw = await client.responses.with_raw_response.create(
+                **params, timeout=_timeout(request, settings)
+            )
+            body = json.loads(raw.content)
+        return self._mapped(body, request)
 
     def close(self) -> None:
         """Close the sync clients, and the async ones of event loops that are not running.
@@ -122,7 +133,8 @@ class OpenAIAdapter:
                 from openai import OpenAI
 
                 client = self._clients[key] = OpenAI(api_key=key[0], base_url=key[1], max_retries=0)
-                _log.debug("openai_client_created", kind="sync", clients=len(self._clients))
+                if grounding_debug_enabled():
+                    _log.debug("openai_client_created", kind="sync", clients=len(self._clients))
             return client
 
     def _async_client(self, key: _ClientKey) -> AsyncOpenAI:
@@ -137,20 +149,22 @@ class OpenAIAdapter:
                 from openai import AsyncOpenAI
 
                 client = clients[key] = AsyncOpenAI(api_key=key[0], base_url=key[1], max_retries=0)
-                _log.debug("openai_client_created", kind="async", clients=len(clients))
+                if grounding_debug_enabled():
+                    _log.debug("openai_client_created", kind="async", clients=len(clients))
             return client
 
     @staticmethod
     def _mapped(response: Any, request: LLMRequest) -> AdapterResult:
         result = map_openai_reply(response, request)
-        _log.debug(
-            "openai_reply_mapped",
-            request_id=request.request_id,
-            response_id=result.metadata.get("response_id"),
-            citations=len(result.citations),
-            tool_calls=result.tool_call_count,
-            grounded_effective=result.grounded_effective,
-        )
+        if grounding_debug_enabled():
+            _log.debug(
+                "openai_reply_mapped",
+                request_id=request.request_id,
+                response_id=result.metadata.get("response_id"),
+                citations=len(result.citations),
+                tool_calls=result.tool_call_count,
+                grounded_effective=result.grounded_effective,
+            )
         return result
 
 

@@ -16,6 +16,7 @@ from adapters.openai_adapter import OpenAIAdapter
 from router import errors
 from router.emulator import FAULT_KINDS, Emulator
 from router.errors import ConfigurationError, ProviderRequestError, RouterError
+from router.logging import grounding_debug
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from support.openai import citation_problems
@@ -227,7 +228,7 @@ def test_clients_are_reused_per_key_and_base_url(
 ) -> None:
     """Calls with the same settings share one client; another base URL gets its own."""
     other = settings.model_copy(update={"openai_base_url": emulator.openai_base_url + "/"})
-    with capture_logs() as events:
+    with grounding_debug(True), capture_logs() as events:
         adapter.complete(ask(), settings)
         adapter.complete(ask(), settings)
         adapter.complete(ask(), other)
@@ -246,7 +247,7 @@ def test_async_clients_follow_the_event_loop(settings: RouterSettings, ask: Ask)
         finally:
             await adapter.aclose()
 
-    with capture_logs() as events:
+    with grounding_debug(True), capture_logs() as events:
         first, second = asyncio.run(call()), asyncio.run(call())
     assert first.content == second.content
     assert [e["kind"] for e in events if e["event"] == "openai_client_created"] == [
@@ -263,7 +264,7 @@ def test_close_runs_an_idle_loop_to_close_its_client(settings: RouterSettings, a
     try:
         result = loop.run_until_complete(adapter.acomplete(ask(), settings))
         adapter.close()
-        with capture_logs() as events:
+        with grounding_debug(True), capture_logs() as events:
             loop.run_until_complete(adapter.acomplete(ask(), settings))
         assert [e["kind"] for e in events if e["event"] == "openai_client_created"] == ["async"]
         loop.run_until_complete(adapter.aclose())

@@ -1,0 +1,243 @@
+"""Batch throughput against the raw async SDK clients, with the ideal as the floor.
+
+For each vendor: N requests (REQUIRED grounding, distinct prompts) against an emulator with a
+fixed latency, at the same concurrency, each variant in a fresh process of its own:
+
+- raw SDK: `openai.AsyncOpenAI` / `genai.Client(...).aio` sending the very requests the adapters
+  send, bounded by a semaphore (no extraction, no output file);
+- batch: `run_batch` with one process;
+- batch --workers 2: worker processes, the parent writing the one output file.
+
+It prints wall time, the ratio to the ideal (N x latency / concurrency) and to the raw SDK run,
+and peak RSS per process. The emulator runs in its own process. Targets: one process at most
+1.15x the raw SDK; two workers at most 0.65x the raw SDK; RSS under 300 MB per worker.
+
+    .venv/bin/python scripts/bench/batch.py [--requests N] [--latency-ms MS] [--concurrency C]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
+VARIANTS = ("raw", "batch", "workers")
+
+
+def settings_for(port: int) -> Any:
+    from router.settings import RouterSettings
+
+    base = f"http://127.0.0.1:{port}"
+    return RouterSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        openai_api_key=SecretStr("sk-bench"),
+        openai_base_url=f"{base}/v1",
+        google_cloud_project="bench",
+        google_cloud_location="us-central1",
+        vertex_base_url=base,
+        vertex_access_token=SecretStr("bench-token"),
+        timeout_s=60,
+    )
+
+
+def write_input(path: Path, vendor: str, count: int) -> None:
+    with path.open("w") as handle:
+        for number in range(count):
+            request = {
+                "request_id": f"{vendor}-{number}",
+                "vendor": vendor,
+                "model": MODELS[vendor],
+                "messages": [{"role": "user", "content": f"What changed in district {number}?"}],
+                "grounded": True,
+                "grounding_mode": "REQUIRED",
+            }
+            handle.write(json.dumps(request) + "\n")
+
+
+async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
+    """The adapters' requests sent straight through the async SDK clients."""
+    from adapters.openai_request import build_response_params
+    from adapters.vertex_clients import VertexClients
+    from adapters.vertex_request import build_config, build_contents, plan_steps
+    from router.types import LLMRequest
+
+    settings = settings_for(port)
+    requests = [LLMRequest.model_validate_json(line) for line in source.read_text().splitlines()]
+    gate = asyncio.Semaphore(concurrency)
+    if requests[0].vendor == "openai":
+        from openai import AsyncOpenAI
+
+        client = AsyncOpenAI(api_key="sk-bench", base_url=settings.openai_base_url, max_retries=0)
+
+        async def send(request: LLMRequest) -> None:
+            async with gate:
+                await client.responses.create(**build_response_params(request), timeout=60)
+
+        await asyncio.gather(*(send(r) for r in requests))
+        await client.close()
+        return
+    clients = VertexClients()
+    aio = clients.async_client(settings)
+
+    async def send_vertex(request: LLMRequest) -> None:
+        (step,) = plan_steps(request)
+        async with gate:
+            await aio.models.generate_content(
+                model=request.model,
+                contents=build_contents(request, step),
+                config=build_config(request, step, 60_000),
+            )
+
+    await asyncio.gather(*(send_vertex(r) for r in requests))
+    await clients.aclose()
+
+
+def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict[str, Any]:
+    """Run one variant in this process; report wall time and peak RSS (self and children)."""
+    started = time.perf_counter()
+    if variant == "raw":
+        asyncio.run(raw_sdk(source, port, concurrency))
+    else:
+        from router.batch import run_batch
+
+        with tempfile.TemporaryDirectory() as scratch:
+            summary = run_batch(
+                source,
+                Path(scratch) / "out.jsonl",
+                settings=settings_for(port),
+                concurrency=concurrency,
+                workers=2 if variant == "workers" else 1,
+            )
+        if summary.outcomes.get("ok") != summary.total:
+            raise SystemExit(f"not every request answered: {summary.outcomes}")
+    wall = time.perf_counter() - started
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"wall_s": wall, "rss_mb": own, "worker_rss_mb": children}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_emulator(port: int, latency_ms: float) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "router.cli",
+            "emulator",
+            "--port",
+            str(port),
+            "--latency-ms",
+            str(latency_ms),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("the emulator did not start")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000, help="requests per vendor")
+    parser.add_argument("--latency-ms", type=float, default=100.0)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)
+    parser.add_argument("--input", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.variant:  # a child run: one variant, its figures as JSON on stdout
+        print(json.dumps(run_variant(args.variant, args.input, args.port, args.concurrency)))
+        return 0
+
+    port = free_port()
+    emulator = start_emulator(port, args.latency_ms)
+    ideal = args.requests * args.latency_ms / 1000 / args.concurrency
+    ok = True
+    print(
+        f"{args.requests} requests per vendor, {args.latency_ms:.0f} ms latency, concurrency "
+        f"{args.concurrency}: ideal {ideal:.2f} s"
+    )
+    print(
+        f"{'vendor':7} {'variant':16} {'wall s':>7} {'x ideal':>8} {'x raw':>6} "
+        f"{'RSS MB':>7} {'worker MB':>9}"
+    )
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            for vendor in MODELS:
+                source = Path(scratch) / f"{vendor}.jsonl"
+                write_input(source, vendor, args.requests)
+                results = {}
+                for variant in VARIANTS:
+                    child = subprocess.run(
+                        [
+                            sys.executable,
+                            __file__,
+                            "--variant",
+                            variant,
+                            "--input",
+                            str(source),
+                            "--port",
+                            str(port),
+                            "--concurrency",
+                            str(args.concurrency),
+                        ],
+                        capture_output=True,
+                        text=True,
+                        check=False,
+                        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                    )
+                    if child.returncode != 0:
+                        print(child.stderr[-2000:], file=sys.stderr)
+                        return 1
+                    results[variant] = json.loads(child.stdout.strip().splitlines()[-1])
+                raw = results["raw"]["wall_s"]
+                names = {"raw": "raw async SDK", "batch": "batch", "workers": "batch --workers 2"}
+                for variant in VARIANTS:
+                    figures = results[variant]
+                    worker_mb = figures["worker_rss_mb"] if variant == "workers" else 0.0
+                    print(
+                        f"{vendor:7} {names[variant]:16} {figures['wall_s']:7.2f} "
+                        f"{figures['wall_s'] / ideal:8.2f} {figures['wall_s'] / raw:6.2f} "
+                        f"{figures['rss_mb']:7.0f} {worker_mb:9.0f}"
+                    )
+                ok &= results["batch"]["wall_s"] <= 1.15 * raw
+                ok &= results["workers"]["wall_s"] <= 0.65 * raw
+                ok &= max(results[v]["rss_mb"] for v in VARIANTS) < 300
+                ok &= results["workers"]["worker_rss_mb"] < 300
+    finally:
+        emulator.terminate()
+        emulator.wait(timeout=10)
+    print(
+        "targets: batch <= 1.15x raw, workers <= 0.65x raw, RSS < 300 MB per process:",
+        "met" if ok else "MISSED",
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
