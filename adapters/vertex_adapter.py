@@ -20,7 +20,7 @@ from typing import Any
 import structlog
 
 from adapters.base import AdapterResult
-from adapters.vertex_body import as_rest_body
+from adapters.vertex_body import reply_body
 from adapters.vertex_clients import VertexClients, timeout_ms
 from adapters.vertex_errors import translated_errors
 from adapters.vertex_grounding import VertexGrounding
@@ -79,7 +79,7 @@ class VertexAdapter:
                     contents=build_contents(request, step, answer),
                     config=build_config(request, step, _call_timeout_ms(request, settings)),
                 )
-            body = as_rest_body(response)
+                body = reply_body(response)
             resolver = self._resolver_for(settings)
             resolved = resolver.resolve_many_sync(redirect_uris(body)) if resolver else None
             replies.append(self._mapped(request, step, body, resolved))
@@ -99,7 +99,7 @@ class VertexAdapter:
                     contents=build_contents(request, step, answer),
                     config=build_config(request, step, _call_timeout_ms(request, settings)),
                 )
-            body = as_rest_body(response)
+                body = reply_body(response)
             resolver = self._resolver_for(settings)
             resolved = await resolver.resolve_many(redirect_uris(body)) if resolver else None
             replies.append(self._mapped(request, step, body, resolved))

@@ -9,11 +9,12 @@ A camelCase body is returned as it is, without a copy. Small typed readers (``ma
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["as_rest_body", "index", "items", "mapping", "text"]
+__all__ = ["as_rest_body", "index", "items", "mapping", "reply_body", "text"]
 
 # The fields of ``GenerateContentResponse`` the mappers read: dumping only these keeps the SDK
 # path cheap and leaves out transport details such as ``sdk_http_response``.
@@ -68,6 +69,20 @@ def _to_camel(value: object) -> object:
     if isinstance(value, list | tuple):
         return [_to_camel(item) for item in value]
     return value
+
+
+def reply_body(response: object) -> dict[str, Any]:
+    """The REST body of an SDK reply: its raw JSON when the SDK handed it back, else the model.
+
+    With ``should_return_http_response`` the SDK returns the HTTP body unparsed; decoding it
+    here may raise ``json.JSONDecodeError``, which the caller's error translation classifies.
+    """
+    http = getattr(response, "sdk_http_response", None)
+    raw = getattr(http, "body", None)
+    if isinstance(raw, str | bytes):
+        decoded = json.loads(raw) if raw else {}
+        return as_rest_body(decoded) if isinstance(decoded, dict) else {}
+    return as_rest_body(response)
 
 
 def as_rest_body(response: object) -> dict[str, Any]:

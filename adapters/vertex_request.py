@@ -102,5 +102,8 @@ def build_config(request: LLMRequest, step: Step, timeout_ms: int) -> types.Gene
         response_json_schema=request.json_schema if step.json_output else None,
         # One call is one request: no follow-ups for CONTINUATION finishes.
         automatic_continuation=False,
+        # Hand back the reply's JSON body: the mappers read the REST form, and letting the SDK
+        # build its response model only to dump it again cost about a sixth of each call's CPU.
+        should_return_http_response=True,
         http_options=types.HttpOptions(timeout=timeout_ms),
     )
