@@ -97,7 +97,10 @@ async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
             await aio.models.generate_content(
                 model=request.model,
                 contents=build_contents(request, step),
-                config=build_config(request, step, 60_000),
+                # The SDK's parsed response, as a pipeline without the router gets it.
+                config=build_config(request, step, 60_000).model_copy(
+                    update={"should_return_http_response": None}
+                ),
             )
 
     await asyncio.gather(*(send_vertex(r) for r in requests))

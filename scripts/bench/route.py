@@ -61,7 +61,10 @@ def raw_call(vendor: str, request: LLMRequest, settings: RouterSettings) -> Call
     vertex = VertexClients().sync_client(settings)
     (step,) = plan_steps(request)
     contents = build_contents(request, step)
-    config = build_config(request, step, round(settings.timeout_s * 1000))
+    # A pipeline without the router gets the SDK's parsed response (the adapter reads the body).
+    config = build_config(request, step, round(settings.timeout_s * 1000)).model_copy(
+        update={"should_return_http_response": None}
+    )
     return lambda: vertex.models.generate_content(
         model=request.model, contents=contents, config=config
     )
