@@ -36,7 +36,7 @@ from adapters.openai_values import (
     looks_like_url_citation,
     read_url_citation,
 )
-from router.citations import dedupe_citations, make_citation
+from router.citations.build import CitationCollector
 from router.logging import grounding_debug_enabled
 from router.types import Citation, Span
 
@@ -84,7 +84,7 @@ class OpenAIExtraction:
 
 
 class _Source:
-    """One distinct URL as first met, with the evidence gathered for it."""
+    """One distinct cited URL as first met, with the evidence gathered for it."""
 
     __slots__ = ("raw", "snippet", "spans", "title", "url")
 
@@ -110,7 +110,7 @@ _text_order = itemgetter(0, 1)
 
 def _extract_openai_citations(response: object) -> list[Citation]:
     """The uniform citations of an OpenAI reply (SDK object or dict), ordered by rank."""
-    return read_openai_reply(response).citations
+    return _read(response).citations()
 
 
 def extract_openai_grounding(response: object) -> OpenAIGrounding:
@@ -120,6 +120,10 @@ def extract_openai_grounding(response: object) -> OpenAIGrounding:
 
 def read_openai_reply(response: object) -> OpenAIExtraction:
     """Answer text, citations and grounding of a Responses or Chat Completions reply."""
+    return _read(response).finish()
+
+
+def _read(response: object) -> _Reader:
     body = as_mapping(response)
     reader = _Reader()
     if body is not None:
@@ -131,7 +135,7 @@ def read_openai_reply(response: object) -> OpenAIExtraction:
             reader.read_chat(choices)
         else:
             _debug("openai_reply_unrecognised", keys=len(body))
-    return reader.finish()
+    return reader
 
 
 class _Reader:
@@ -140,7 +144,10 @@ class _Reader:
     def __init__(self) -> None:
         self.answer = AnswerText()
         self.cited: dict[str, _Source] = {}
-        self.seen: dict[str, _Source] = {}
+        # Sources only seen (not cited): the raw item by URL, and the title and snippet for the
+        # few URLs that came with any (most come as a bare {"type": "url", "url": ...}).
+        self.seen: dict[str, Mapping[str, Any]] = {}
+        self.seen_text: dict[str, list[str | None]] = {}
         self.queries: dict[str, None] = {}
         self.non_url: dict[str, None] = {}
         self.refusals: list[str] = []
@@ -208,7 +215,7 @@ class _Reader:
                 url = source.get("url") if type(source) is dict else None
                 if type(url) is str:  # the common {"type": "url", "url": ...}, inlined
                     if url not in cited and url not in seen:
-                        seen[url] = _Source(url, source)
+                        seen[url] = source
                 else:
                     self._read_source(source)
             url = action.get("url")
@@ -251,13 +258,14 @@ class _Reader:
     ) -> None:
         if url in self.cited:
             return
-        source = self.seen.get(url)
-        if source is None:
-            source = self.seen[url] = _Source(url, raw)
-        if not source.title and type(title) is str:
-            source.title = title
-        if not source.snippet and type(snippet) is str:
-            source.snippet = snippet
+        if url not in self.seen:
+            self.seen[url] = raw
+        if type(title) is str or type(snippet) is str:
+            text = self.seen_text.setdefault(url, [None, None])
+            if not text[0] and type(title) is str:
+                text[0] = title
+            if not text[1] and type(snippet) is str:
+                text[1] = snippet
 
     # -- annotations (both APIs) ----------------------------------------------------------
 
@@ -324,7 +332,7 @@ class _Reader:
 
     def finish(self) -> OpenAIExtraction:
         content = self.answer.content
-        citations = self._citations()
+        citations = self.citations()
         queries = tuple(self.queries)
         warning = None
         if self.tool_calls > 0 and not citations:
@@ -339,18 +347,6 @@ class _Reader:
             non_url_sources=tuple(self.non_url),
             warning=warning,
         )
-        if grounding_debug_enabled():
-            _log.debug(
-                "openai_citations_extracted",
-                annotations=self.annotations,
-                cited_urls=len(self.cited),
-                other_urls=len(self.seen),
-                citations=len(citations),
-                tool_calls=self.tool_calls,
-                queries=len(queries),
-                non_url_sources=len(self.non_url),
-                skipped=self.dropped,
-            )
         return OpenAIExtraction(
             content=content,
             citations=citations,
@@ -361,31 +357,47 @@ class _Reader:
             sources_dropped=self.dropped,
         )
 
-    def _citations(self) -> list[Citation]:
-        built: list[Citation] = []
+    def citations(self) -> list[Citation]:
+        """The citations of what was read, ranked in order of first appearance (call once)."""
+        collector = CitationCollector("openai")
+        add = collector.add
         rank = 0
-        for cited, sources in ((True, self.cited.values()), (False, self.seen.values())):
-            for source in sources:  # annotations are read first, so `seen` never holds a cited URL
-                rank += 1
-                citation = make_citation(
-                    provider="openai",
-                    url=source.url,
-                    title=source.title,
-                    snippet=source.snippet,
-                    rank=rank,
-                    raw=source.raw,
-                    spans=source.spans,
-                    cited=cited,
-                )
-                if citation is None:
-                    self.dropped += 1
-                else:
-                    built.append(citation)
-        merged = dedupe_citations(built)
-        if len(merged) < rank:  # dropped or merged sources left gaps: close them
-            for position, citation in enumerate(merged, start=1):
+        for url, source in self.cited.items():
+            rank += 1
+            if not add(
+                url,
+                title=source.title,
+                snippet=source.snippet,
+                rank=rank,
+                raw=source.raw,
+                spans=source.spans,
+                cited=True,
+            ):
+                self.dropped += 1
+        no_text = (None, None)
+        texts = self.seen_text
+        for url, raw in self.seen.items():  # annotations are read first: never a cited URL
+            rank += 1
+            title, snippet = texts.get(url, no_text)
+            if not add(url, title=title, snippet=snippet, rank=rank, raw=raw):
+                self.dropped += 1
+        citations = collector.citations()
+        if len(citations) < rank:  # dropped or merged sources left gaps: close them
+            for position, citation in enumerate(citations, start=1):
                 citation["rank"] = position
-        return merged
+        if grounding_debug_enabled():
+            _log.debug(
+                "openai_citations_extracted",
+                annotations=self.annotations,
+                cited_urls=len(self.cited),
+                other_urls=len(self.seen),
+                citations=len(citations),
+                tool_calls=self.tool_calls,
+                queries=len(self.queries),
+                non_url_sources=len(self.non_url),
+                skipped=self.dropped,
+            )
+        return citations
 
     def _skip(self, what: str) -> None:
         self.dropped += 1

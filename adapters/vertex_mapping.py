@@ -40,7 +40,8 @@ import structlog
 from adapters.vertex_body import as_rest_body, index, items, mapping, text
 from adapters.vertex_grounding import SourceCounts, VertexGrounding, grounding_evidence
 from adapters.vertex_spans import TextLayout, candidate_layout, segment_span
-from router.citations import dedupe_citations, is_redirect_url, make_citation
+from router.citations import is_redirect_url
+from router.citations.build import CitationCollector
 from router.logging import grounding_debug_enabled
 from router.types import Citation, SourceType, Span, Usage
 
@@ -98,7 +99,7 @@ class _Tally:
     retrieval: int = 0
     retrieval_dropped: int = 0
     supports_skipped: int = 0
-    citations: list[Citation] = field(default_factory=list)
+    collector: CitationCollector = field(default_factory=lambda: CitationCollector("vertex"))
 
     def counts(self) -> SourceCounts:
         return SourceCounts(
@@ -109,13 +110,12 @@ class _Tally:
             supports_skipped=self.supports_skipped,
         )
 
-    def add(self, citation: Citation | None, source: str, kind: str = "") -> None:
-        """Count one source item, keeping its citation (None: it named no domain)."""
+    def count(self, kept: bool, source: str, kind: str = "") -> None:
+        """Count one source item given to the collector (not kept: it named no domain)."""
         self.seen += 1
         retrieval = kind == "retrievedContext"
         self.retrieval += retrieval
-        if citation is not None:
-            self.citations.append(citation)
+        if kept:
             return
         self.dropped += 1
         self.retrieval_dropped += retrieval
@@ -154,9 +154,8 @@ def _chunk_citation(
     url = _first_url(source)
     nested = [text(source.get("imageUri"))] if kind == "image" else []
     snippet = text(source.get("text")) or text(mapping(source.get("ragChunk")).get("text"))
-    citation = make_citation(
-        provider="vertex",
-        url=url,
+    kept = tally.collector.add(
+        url,
         title=text(source.get("title")),
         snippet=snippet,
         rank=rank,
@@ -168,7 +167,7 @@ def _chunk_citation(
         domain_hint=text(source.get("domain")),
         source_type=source_type,
     )
-    tally.add(citation, "groundingChunks", kind)
+    tally.count(kept, "groundingChunks", kind)
 
 
 def _source_citation(
@@ -190,9 +189,8 @@ def _source_citation(
     # Citation-metadata items carry their offsets themselves; attributions carry a segment.
     segment = entry.get("segment") if "segment" in entry else entry if "endIndex" in entry else None
     span = segment_span(layout, segment) if layout is not None and segment else None
-    citation = make_citation(
-        provider="vertex",
-        url=url,
+    kept = tally.collector.add(
+        url,
         title=title,
         snippet=snippet,
         raw=entry,
@@ -202,7 +200,7 @@ def _source_citation(
         resolved_url=_resolved(tally, url),
         domain_hint=domain,
     )
-    tally.add(citation, source)
+    tally.count(kept, source)
 
 
 def _chunk_supports(
@@ -268,10 +266,10 @@ def _usage(body: dict[str, Any]) -> Usage:
     )
 
 
-def _map_body(
-    body: dict[str, Any], resolved: Mapping[str, str] | None
-) -> tuple[str, list[Citation], VertexGrounding]:
-    candidates = _candidates(body)
+def _mapped_citations(
+    candidates: list[dict[str, Any]], resolved: Mapping[str, str] | None
+) -> tuple[str, list[Citation], _Tally]:
+    """(the first candidate's answer text, the citations of all candidates, the counts)."""
     tally = _Tally(resolved=resolved)
     content = ""
     for position, candidate in enumerate(candidates):
@@ -279,8 +277,7 @@ def _map_body(
         if layout is not None:
             content = layout.content
         _candidate_citations(tally, candidate, layout)
-    citations = dedupe_citations(tally.citations)
-    grounding = grounding_evidence(candidates, len(citations), tally.counts())
+    citations = tally.collector.citations()
     if grounding_debug_enabled():
         _log.debug(
             "vertex_citations_extracted",
@@ -290,6 +287,15 @@ def _map_body(
             citations=len(citations),
             supports_skipped=tally.supports_skipped,
         )
+    return content, citations, tally
+
+
+def _map_body(
+    body: dict[str, Any], resolved: Mapping[str, str] | None
+) -> tuple[str, list[Citation], VertexGrounding]:
+    candidates = _candidates(body)
+    content, citations, tally = _mapped_citations(candidates, resolved)
+    grounding = grounding_evidence(candidates, len(citations), tally.counts())
     return content, citations, grounding
 
 
@@ -317,7 +323,7 @@ def extract_vertex_citations(
     ``resolved`` maps redirect URIs (``vertexaisearch.cloud.google.com/grounding-api-redirect``)
     to the end-site URLs a ``RedirectResolver`` found for them.
     """
-    return _map_body(as_rest_body(response), resolved)[1]
+    return _mapped_citations(_candidates(as_rest_body(response)), resolved)[1]
 
 
 def extract_vertex_grounding(response: object) -> VertexGrounding:

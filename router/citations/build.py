@@ -1,40 +1,32 @@
 """Building uniform citations and merging duplicates (DESIGN.md section 3).
 
-Every adapter builds its citations through :func:`make_citation`, so the domain rules live here
-once. ``source_domain`` is redirect-aware; it comes from the first of:
-
-1. ``url`` itself when it is an end-site URL (a redirector carrying its target in a parameter,
-   such as ``google.com/url?q=``, is unwrapped first), how = "url" or "unwrapped";
-2. a nested non-redirect URL of the provider object (``web.uri``, ``source.url``,
-   ``reference.url``), how = "nested_url";
-3. the URL the optional ``RedirectResolver`` found, how = "resolved";
-4. the provider's domain field (``web.domain``, ``domain``, ``host``), how = "domain_hint";
-5. the title, when it is a bare domain (Vertex titles redirect chunks so), how = "title";
-6. only then the redirector's own domain, with ``raw["redirect"] = True``, how = "redirector".
-
-A citation with no domain from any of these is dropped (None).
+Every adapter builds its citations here, so the domain rules (``derive``) live in one place.
+:func:`make_citation` builds one citation and :func:`dedupe_citations` merges a list;
+:class:`CitationCollector` does both for a whole reply and gives exactly what they give, but
+reads each URL once (the dedup key comes from the same parse as the canonical URL), builds each
+kept citation once, and copies ``raw`` only for the citations that survive the merge.
 """
 
 from __future__ import annotations
 
 import base64
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import structlog
 
-from router.citations.domains import looks_like_domain, registrable_domain
-from router.citations.source_types import classify_source_type
-from router.citations.urls import dedup_key, normalize_url, redirector_for, unwrap_redirect
+from router.citations.derive import Derived, derive
+from router.citations.domains import looks_like_domain
+from router.citations.text import SNIPPET_LIMIT, TITLE_LIMIT, sanitize_text
+from router.citations.urls import dedup_key
 from router.logging import grounding_debug_enabled
 from router.types import Citation, SourceType, Span, Vendor
 
 __all__ = [
     "SNIPPET_LIMIT",
     "TITLE_LIMIT",
+    "CitationCollector",
     "dedupe_citations",
     "make_citation",
     "sanitize_text",
@@ -42,43 +34,8 @@ __all__ = [
 
 _log = structlog.get_logger(__name__)
 
-SNIPPET_LIMIT = 200
-# Titles are not cut by the contract; this only keeps a runaway provider value bounded.
-TITLE_LIMIT = 500
-ELLIPSIS = "…"
-
-# C0 and C1 controls and lone surrogates (which cannot be written as UTF-8); whitespace controls
-# were turned into spaces before.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _MAX_RAW_DEPTH = 32
 _PLAIN_JSON = frozenset({str, int, bool, type(None)})
-# sanitize_text cleans at most this many times `limit` characters when that leaves enough text.
-_HEAD_FACTOR = 2
-_DERIVE_CACHE_SIZE = 16_384
-_KEY_CACHE_SIZE = 16_384
-
-
-def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
-    """Text fit for a citation field: controls out, whitespace runs as one space, trimmed.
-
-    With ``limit``, a longer text is cut to at most ``limit`` characters ending in "…". None for
-    anything that is not a string or leaves nothing.
-    """
-    if not isinstance(text, str):
-        return None
-    if limit is not None and len(text) > _HEAD_FACTOR * limit:
-        # A page of text for a 200-character snippet: clean only its head when that is enough.
-        head = sanitize_text(text[: _HEAD_FACTOR * limit])
-        if head is not None and len(head) > limit:
-            return head[: max(limit - 1, 0)].rstrip() + ELLIPSIS
-    cleaned = " ".join(text.split())  # str.split() and re's \s agree on what whitespace is
-    if not cleaned.isprintable():  # every control character is unprintable: skip the scan
-        cleaned = _CONTROL.sub("", cleaned).strip()
-    if not cleaned:
-        return None
-    if limit is not None and len(cleaned) > limit:
-        cleaned = cleaned[: max(limit - 1, 0)].rstrip() + ELLIPSIS
-    return cleaned
 
 
 def _jsonable(value: Any, depth: int = 0) -> Any:
@@ -114,18 +71,12 @@ def _jsonable_mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
     return {str(key): _jsonable(item, depth + 1) for key, item in value.items()}
 
 
-def _end_site(url: str | None) -> tuple[str | None, bool]:
-    """(canonical end-site URL or None, whether the URL given was an unwrapped redirect)."""
-    canonical = normalize_url(url)
-    if canonical is None:
-        return None, False
-    redirector = redirector_for(canonical)
-    if redirector is None:
-        return canonical, False
-    target = None if redirector.opaque else unwrap_redirect(canonical)
-    if target is not None and redirector_for(target) is None:
-        return target, True
-    return None, False
+def _raw_copy(raw: Mapping[str, Any] | None, only_redirect: bool) -> dict[str, Any]:
+    """``raw`` as a JSON-able copy of its own, flagged when only a redirect was known."""
+    copied: dict[str, Any] = _jsonable(raw) if raw else {}
+    if only_redirect:
+        copied["redirect"] = True
+    return copied
 
 
 def _rank(rank: object) -> int | None:
@@ -136,71 +87,73 @@ def _rank(rank: object) -> int | None:
     return None
 
 
-class _Derived(NamedTuple):
-    """What a citation's URL, title and hints give, independent of the call's other fields."""
-
-    url: str | None
-    domain: str
-    """Registrable domain; "" when none could be derived (the citation is dropped)."""
-    title: str | None
-    source_type: SourceType
-    only_redirect: bool
-    how: str
-
-
-# url, title, nested_urls, resolved_url, domain_hint, source_type: make_citation's inputs that
-# decide the URL, the domain, the title and the type.
-_DeriveInputs = tuple[
-    str | None, str | None, tuple[str | None, ...], str | None, str | None, SourceType | None
-]
-
-
-def _derive(inputs: _DeriveInputs) -> _Derived:
-    url, title, nested_urls, resolved_url, domain_hint, source_type = inputs
-    canonical = normalize_url(url)
-    redirect_url: str | None = None
-    end_site: str | None = None
-    how = "url"
-    if canonical is not None:
-        end_site, unwrapped = _end_site(canonical)
-        if end_site is None:
-            redirect_url = canonical
-        elif unwrapped:
-            how = "unwrapped"
-    if end_site is None:
-        for nested in nested_urls:
-            end_site = _end_site(nested)[0]
-            if end_site is not None:
-                how = "nested_url"
-                break
-    if end_site is None and resolved_url is not None:
-        end_site = _end_site(resolved_url)[0]
-        how = "resolved"
-
-    domain = registrable_domain(end_site) if end_site is not None else ""
-    clean_title = sanitize_text(title, limit=TITLE_LIMIT)
-    if not domain and looks_like_domain(domain_hint):
-        domain, how = registrable_domain(domain_hint or ""), "domain_hint"
-    if not domain and looks_like_domain(clean_title):
-        domain, how = registrable_domain(clean_title or ""), "title"
-    only_redirect = False
-    if not domain and redirect_url is not None:
-        domain, how, only_redirect = registrable_domain(redirect_url), "redirector", True
-    if domain and source_type is None:
-        if end_site is not None:
-            source_type = classify_source_type(end_site, clean_title)
-        elif only_redirect:
-            source_type = "unknown"
-        else:
-            source_type = classify_source_type(f"https://{domain}", clean_title)
-    return _Derived(
-        end_site or redirect_url, domain, clean_title, source_type or "unknown", only_redirect, how
+def _derive_logged(
+    provider: Vendor,
+    url: str | None,
+    title: str | None,
+    *,
+    rank: object,
+    nested_urls: Sequence[str | None],
+    resolved_url: str | None,
+    domain_hint: str | None,
+    source_type: SourceType | None,
+) -> Derived | None:
+    """The derivation of one citation, None when it has no domain (with the debug events)."""
+    derived = derive(
+        url,
+        title,
+        nested_urls=nested_urls,
+        resolved_url=resolved_url,
+        domain_hint=domain_hint,
+        source_type=source_type,
     )
+    if not grounding_debug_enabled():
+        return derived if derived.domain else None
+    if not derived.domain:
+        _log.debug(
+            "citation_dropped",
+            provider=provider,
+            rank=rank,
+            reason="no_source_domain",
+            had_url=url is not None,
+            nested_url_count=len(nested_urls),
+        )
+        return None
+    _log.debug(
+        "citation_domain_derived",
+        provider=provider,
+        rank=rank,
+        how=derived.how,
+        source_domain=derived.domain,
+        source_type=derived.source_type,
+    )
+    return derived
 
 
-# The derivation is pure (offline, a fixed suffix list), and the same URLs and titles come back
-# again and again across a batch; caching it takes the cost of a citation from ~20 µs to ~2 µs.
-_derive_cached = lru_cache(maxsize=_DERIVE_CACHE_SIZE)(_derive)
+def _citation(
+    provider: Vendor,
+    derived: Derived,
+    *,
+    snippet: str | None,
+    rank: object,
+    raw: dict[str, Any],
+    spans: Sequence[Span],
+    cited: bool,
+) -> Citation:
+    return {
+        "provider": provider,
+        "url": derived.url,
+        "source_domain": derived.domain,
+        "title": derived.title,
+        "snippet": sanitize_text(snippet, limit=SNIPPET_LIMIT) if snippet is not None else None,
+        "source_type": derived.source_type,
+        "rank": rank if type(rank) is int and rank >= 1 else _rank(rank),
+        "raw": raw,
+        "spans": [{"start": s["start"], "end": s["end"], "text": s["text"]} for s in spans]
+        if spans
+        else [],
+        "cited": bool(cited),
+    }
 
 
 def make_citation(
@@ -224,61 +177,32 @@ def make_citation(
     redirect URL (None only when no http(s) URL exists). ``raw`` is copied, never mutated.
     ``source_type`` forces the type (e.g. "doc" for retrieved document chunks).
     """
-    inputs: _DeriveInputs = (url, title, tuple(nested_urls), resolved_url, domain_hint, source_type)
-    try:
-        derived = _derive_cached(inputs)
-    except TypeError:  # an unhashable value from a malformed reply: derive it uncached
-        derived = _derive(inputs)
-    debug = grounding_debug_enabled()
-    if not derived.domain:
-        if debug:
-            _log.debug(
-                "citation_dropped",
-                provider=provider,
-                rank=rank,
-                reason="no_source_domain",
-                had_url=url is not None,
-                nested_url_count=len(nested_urls),
-            )
+    derived = _derive_logged(
+        provider,
+        url,
+        title,
+        rank=rank,
+        nested_urls=nested_urls,
+        resolved_url=resolved_url,
+        domain_hint=domain_hint,
+        source_type=source_type,
+    )
+    if derived is None:
         return None
-
-    raw_copy: dict[str, Any] = _jsonable(raw) if raw else {}
-    if derived.only_redirect:
-        raw_copy["redirect"] = True
-    if debug:
-        _log.debug(
-            "citation_domain_derived",
-            provider=provider,
-            rank=rank,
-            how=derived.how,
-            source_domain=derived.domain,
-            source_type=derived.source_type,
-        )
-    citation: Citation = {
-        "provider": provider,
-        "url": derived.url,
-        "source_domain": derived.domain,
-        "title": derived.title,
-        "snippet": sanitize_text(snippet, limit=SNIPPET_LIMIT) if snippet is not None else None,
-        "source_type": derived.source_type,
-        "rank": _rank(rank),
-        "raw": raw_copy,
-        "spans": [{"start": s["start"], "end": s["end"], "text": s["text"]} for s in spans],
-        "cited": bool(cited),
-    }
-    return citation
+    raw_copy = _raw_copy(raw, derived.only_redirect)
+    return _citation(
+        provider, derived, snippet=snippet, rank=rank, raw=raw_copy, spans=spans, cited=cited
+    )
 
 
-# Pure, and called for every citation of every reply: the same URLs come back across a batch.
-_dedup_key_cached = lru_cache(maxsize=_KEY_CACHE_SIZE)(dedup_key)
+def _url_less_key(citation: Citation) -> str:
+    # No URL at all (a document chunk named by its domain): only identical ones merge.
+    return f"\0{citation['source_domain']}\0{citation['title'] or ''}"
 
 
 def _citation_key(citation: Citation) -> str:
     url = citation["url"]
-    if url:
-        return _dedup_key_cached(url) if type(url) is str else dedup_key(url)
-    # No URL at all (a document chunk named by its domain): only identical ones merge.
-    return f"\0{citation['source_domain']}\0{citation['title'] or ''}"
+    return dedup_key(url) if url else _url_less_key(citation)
 
 
 def _better_title(current: str | None, candidate: str | None) -> str | None:
@@ -297,22 +221,35 @@ def _rank_order(citation: Citation) -> tuple[bool, int]:
     return (rank is None, rank or 0)
 
 
-def dedupe_citations(citations: Iterable[Citation]) -> list[Citation]:
-    """Merge citations of the same source (by ``dedup_key`` of their URL), ordered by rank.
+def _by_rank(entry: tuple[str, Citation, Any, bool]) -> tuple[bool, int]:
+    return _rank_order(entry[1])
 
-    The earliest-ranked one is kept; spans are merged, the best non-empty title and the first
-    non-empty snippet kept, ``cited`` is true if any was cited. Inputs are not mutated.
+
+# (dedup key, citation, raw still to copy, whether only a redirect was known)
+_Entry = tuple[str, Citation, Mapping[str, Any] | None, bool]
+
+
+def _merge(entries: list[_Entry], *, in_order: bool, copy: bool) -> list[_Entry]:
+    """The entries whose citations the merge keeps, merged by key, in rank order.
+
+    ``in_order``: the entries already come in rank order (sorting would not move any).
+    ``copy``: keep copies of the citations, leaving the ones given untouched.
+    See ``dedupe_citations`` for what a merge keeps.
     """
-    ordered = sorted(citations, key=_rank_order)  # stable: equal ranks keep their order
-    merged: dict[str, Citation] = {}
-    for citation in ordered:
-        key = _citation_key(citation)
-        kept = merged.get(key)
-        if kept is None:
-            kept = citation.copy()
-            kept["spans"] = list(citation["spans"])
-            merged[key] = kept
+    ordered = entries if in_order else sorted(entries, key=_by_rank)
+    merged: dict[str, _Entry] = {}
+    for entry in ordered:
+        key, citation = entry[0], entry[1]
+        kept_entry = merged.get(key)
+        if kept_entry is None:
+            if copy:
+                copied = citation.copy()
+                copied["spans"] = list(citation["spans"])
+                merged[key] = (key, copied, entry[2], entry[3])
+            else:
+                merged[key] = entry
             continue
+        kept = kept_entry[1]
         kept["title"] = _better_title(kept["title"], citation["title"])
         kept["snippet"] = kept["snippet"] or citation["snippet"]
         kept["cited"] = kept["cited"] or citation["cited"]
@@ -322,8 +259,93 @@ def dedupe_citations(citations: Iterable[Citation]) -> list[Citation]:
                 seen.add((span["start"], span["end"], span["text"]))
                 kept["spans"].append(Span(start=span["start"], end=span["end"], text=span["text"]))
     result = list(merged.values())
-    for citation in result:
-        citation["spans"].sort(key=lambda span: (span["start"], span["end"]))
+    for entry in result:
+        spans = entry[1]["spans"]
+        if len(spans) > 1:
+            spans.sort(key=lambda span: (span["start"], span["end"]))
     if grounding_debug_enabled():
         _log.debug("citations_deduplicated", before=len(ordered), after=len(result))
     return result
+
+
+def dedupe_citations(citations: Iterable[Citation]) -> list[Citation]:
+    """Merge citations of the same source (by ``dedup_key`` of their URL), ordered by rank.
+
+    The earliest-ranked one is kept; spans are merged, the best non-empty title and the first
+    non-empty snippet kept, ``cited`` is true if any was cited. Inputs are not mutated.
+    """
+    entries: list[_Entry] = [
+        (_citation_key(citation), citation, None, False) for citation in citations
+    ]
+    return [entry[1] for entry in _merge(entries, in_order=False, copy=True)]
+
+
+class CitationCollector:
+    """The citations of one reply: ``add`` each source, then ``citations()`` once.
+
+    Gives what ``dedupe_citations`` of the ``make_citation`` results gives, cheaper: the dedup
+    key comes from the parse that made the canonical URL, each citation dict is built once, and
+    ``raw`` is copied only for the citations the merge keeps (the provider values must not
+    change in between, which holds within one extraction).
+    """
+
+    __slots__ = ("_entries", "_in_order", "_last_rank", "_unranked", "provider")
+
+    def __init__(self, provider: Vendor) -> None:
+        self.provider: Vendor = provider
+        self._entries: list[_Entry] = []
+        # Whether the entries so far are in rank order: ranks never decreasing, unranked last.
+        self._in_order = True
+        self._last_rank = 0
+        self._unranked = False
+
+    def add(
+        self,
+        url: str | None,
+        *,
+        title: str | None = None,
+        snippet: str | None = None,
+        rank: int | None = None,
+        raw: Mapping[str, Any] | None = None,
+        spans: Sequence[Span] = (),
+        cited: bool = False,
+        nested_urls: Sequence[str | None] = (),
+        resolved_url: str | None = None,
+        domain_hint: str | None = None,
+        source_type: SourceType | None = None,
+    ) -> bool:
+        """Add one source (``make_citation``'s arguments); False when it names no domain."""
+        found = _derive_logged(
+            self.provider,
+            url,
+            title,
+            rank=rank,
+            nested_urls=nested_urls,
+            resolved_url=resolved_url,
+            domain_hint=domain_hint,
+            source_type=source_type,
+        )
+        if found is None:
+            return False
+        # raw is copied in citations(), for the kept citations only.
+        citation = _citation(
+            self.provider, found, snippet=snippet, rank=rank, raw={}, spans=spans, cited=cited
+        )
+        key = found.key if found.key is not None else _url_less_key(citation)
+        self._entries.append((key, citation, raw, found.only_redirect))
+        if self._in_order:
+            kept_rank = citation["rank"]
+            if kept_rank is None:
+                self._unranked = True
+            elif self._unranked or kept_rank < self._last_rank:
+                self._in_order = False
+            else:
+                self._last_rank = kept_rank
+        return True
+
+    def citations(self) -> list[Citation]:
+        """The merged citations in rank order, each with its own copy of ``raw``."""
+        kept = _merge(self._entries, in_order=self._in_order, copy=False)
+        for _, citation, raw, only_redirect in kept:
+            citation["raw"] = _raw_copy(raw, only_redirect)
+        return [entry[1] for entry in kept]

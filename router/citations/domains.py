@@ -22,7 +22,14 @@ from router.citations.hosts import canonical_host, host_of
 if TYPE_CHECKING:
     from tldextract import TLDExtract
 
-__all__ = ["looks_like_domain", "public_suffix", "registrable_domain"]
+__all__ = [
+    "HostParts",
+    "domain_of_name",
+    "host_parts",
+    "looks_like_domain",
+    "public_suffix",
+    "registrable_domain",
+]
 
 _CACHE_SIZE = 65_536
 
@@ -36,7 +43,9 @@ _DOMAIN_TEXT = re.compile(
 _ANY_SPACE = re.compile(r"\s")
 
 
-class _HostParts(NamedTuple):
+class HostParts(NamedTuple):
+    """A canonical host split at its public suffix."""
+
     registrable: str
     """Registrable domain, or the host itself when it has none."""
     label: str
@@ -54,18 +63,22 @@ def _extractor() -> TLDExtract:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _host_parts(host: str) -> _HostParts:
-    """Split a canonical host; cached, because hosts repeat across a whole batch."""
+def host_parts(host: str) -> HostParts:
+    """Split a canonical host (as ``canonical_host`` gives it) at its public suffix.
+
+    Cached by host: hosts repeat across the citations of one reply and across replies, and
+    the suffix-list lookup is most of the cost of a new one.
+    """
     if ":" in host:  # IPv6
-        return _HostParts(host, "", None)
+        return HostParts(host, "", None)
     result = _extractor().extract_str(host)
     if result.ipv4:
-        return _HostParts(host, "", None)
+        return HostParts(host, "", None)
     if not result.suffix:
-        return _HostParts(host, "", None)
+        return HostParts(host, "", None)
     if not result.domain:  # the host is a public suffix itself ("co.uk")
-        return _HostParts(host, "", result.suffix)
-    return _HostParts(f"{result.domain}.{result.suffix}", result.domain, result.suffix)
+        return HostParts(host, "", result.suffix)
+    return HostParts(f"{result.domain}.{result.suffix}", result.domain, result.suffix)
 
 
 def registrable_domain(url_or_host: str) -> str:
@@ -77,7 +90,7 @@ def registrable_domain(url_or_host: str) -> str:
     if not isinstance(url_or_host, str):
         return ""
     host = host_of(url_or_host)
-    return _host_parts(host).registrable if host else ""
+    return host_parts(host).registrable if host else ""
 
 
 def public_suffix(url_or_host: str) -> str | None:
@@ -88,7 +101,7 @@ def public_suffix(url_or_host: str) -> str | None:
     if not isinstance(url_or_host, str):
         return None
     host = host_of(url_or_host)
-    return _host_parts(host).suffix if host else None
+    return host_parts(host).suffix if host else None
 
 
 def looks_like_domain(text: str | None) -> bool:
@@ -97,14 +110,22 @@ def looks_like_domain(text: str | None) -> bool:
     True for "wikipedia.org", "bbc.co.uk", "www.dev.to"; False for titles such as "Weather
     information for Paris" or "7 de mayo de 2026", for IP addresses, URLs and bare suffixes.
     """
+    return bool(domain_of_name(text))
+
+
+def domain_of_name(text: object) -> str:
+    """The registrable domain of a text that ``looks_like_domain``, else "".
+
+    What ``registrable_domain(text)`` gives for such a text, from one reading of it.
+    """
     if not isinstance(text, str):
-        return False
+        return ""
     candidate = text.strip()
     # Cheap refusals first: page titles are phrases, and only hosts should reach the host cache.
     if len(candidate) > 254 or "." not in candidate or _ANY_SPACE.search(candidate):
-        return False
+        return ""
     host = canonical_host(candidate)
     if host is None or not _DOMAIN_TEXT.match(host):
-        return False
-    parts = _host_parts(host)
-    return bool(parts.label) and parts.suffix is not None
+        return ""
+    parts = host_parts(host)
+    return parts.registrable if parts.label and parts.suffix is not None else ""

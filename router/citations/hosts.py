@@ -13,7 +13,13 @@ from functools import lru_cache
 
 import idna
 
-__all__ = ["DEFAULT_PORTS", "canonical_authority", "canonical_host", "host_of"]
+__all__ = [
+    "DEFAULT_PORTS",
+    "authority_and_host",
+    "canonical_authority",
+    "canonical_host",
+    "host_of",
+]
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -62,7 +68,6 @@ def _idna_ascii(name: str) -> str | None:
         return None
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
 def canonical_authority(netloc: str, scheme: str) -> str | None:
     """``host[:port]`` of a URL's netloc, credentials dropped and the default port removed.
 
@@ -70,6 +75,13 @@ def canonical_authority(netloc: str, scheme: str) -> str | None:
     browsers read it as a path separator, so ``https://evil.example\\@good.example`` would
     otherwise name a different host here than in a browser.
     """
+    found = authority_and_host(netloc, scheme)
+    return found[0] if found is not None else None
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def authority_and_host(netloc: str, scheme: str) -> tuple[str, str] | None:
+    """(``canonical_authority``, the canonical host in it), or None; cached by netloc."""
     if "\\" in netloc:
         return None
     hostport = netloc.rpartition("@")[2]
@@ -86,14 +98,13 @@ def canonical_authority(netloc: str, scheme: str) -> str | None:
     host = canonical_host(raw_host)
     if host is None:
         return None
-    if ":" in host:
-        host = f"[{host}]"
+    authority = f"[{host}]" if ":" in host else host
     if not port_text:
-        return host
+        return authority, host
     if not port_text.isascii() or not port_text.isdigit() or int(port_text) > 65_535:
         return None
     port = int(port_text)
-    return host if DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
+    return (authority if DEFAULT_PORTS.get(scheme) == port else f"{authority}:{port}"), host
 
 
 def host_of(url_or_host: str) -> str | None:
@@ -109,9 +120,5 @@ def host_of(url_or_host: str) -> str | None:
     text = text.rpartition("@")[2]
     if text.count(":") > 1 and not text.startswith("["):
         text = f"[{text}]"  # a bare IPv6 address
-    authority = canonical_authority(text, "")
-    if authority is None:
-        return None
-    if authority.startswith("["):
-        return authority[1 : authority.index("]")]
-    return authority.partition(":")[0]
+    found = authority_and_host(text, "")
+    return found[1] if found is not None else None

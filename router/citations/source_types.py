@@ -16,19 +16,24 @@ from __future__ import annotations
 
 import re
 
-from router.citations.urls import normalize_url, redirector_for, split_canonical_url
+from router.citations.urls import parse_url, redirector_of
 from router.types import SourceType
 
 __all__ = [
     "DOC_EXTENSIONS",
+    "DOC_HOST",
     "DOC_HOSTS",
     "DOC_PATH_SEGMENTS",
+    "NEWS_HOST",
     "NEWS_HOSTS",
     "NEWS_PATH",
     "VIDEO_EXTENSIONS",
+    "VIDEO_HOST",
     "VIDEO_HOSTS",
     "VIDEO_PATH",
+    "classify_end_site",
     "classify_source_type",
+    "host_kinds",
 ]
 
 VIDEO_HOSTS: frozenset[str] = frozenset(
@@ -186,8 +191,9 @@ NEWS_HOSTS: frozenset[str] = frozenset(
         "newsnow.com",
     }
 )
+# Searched in paths, which start with "/": a news segment anywhere, or a date.
 NEWS_PATH = re.compile(
-    r"(?i)^/(?:.*/)?(?:news|article|articles|story|stories|live-updates|breaking-news|headlines)"
+    r"(?i)/(?:news|article|articles|story|stories|live-updates|breaking-news|headlines)"
     r"(?:/|$)|/(?:19|20)\d{2}/[01]?\d/[0-3]?\d/"
 )
 
@@ -206,6 +212,37 @@ def _host_in(host: str, table: frozenset[str]) -> bool:
         host = host[dot + 1 :]
 
 
+VIDEO_HOST, NEWS_HOST, DOC_HOST = 1, 2, 4
+# A path segment of DOC_PATH_SEGMENTS, compared lowercased (canonical paths are ASCII).
+_DOC_SEGMENT_TEXT = "/(?:{})(?:/|$)".format("|".join(map(re.escape, sorted(DOC_PATH_SEGMENTS))))
+_DOC_SEGMENT = re.compile(_DOC_SEGMENT_TEXT, re.IGNORECASE | re.ASCII)
+# Whatever VIDEO_PATH, NEWS_PATH or _DOC_SEGMENT matches in a path, this matches in the path
+# lowercased (each needs a "/" and then a word or a date): most paths carry none of them, and
+# one case-sensitive scan tells so (case-insensitive matching costs twice as much).
+_ANY_PATH_SIGNAL = re.compile(
+    "|".join(
+        (
+            VIDEO_PATH.pattern.removeprefix("(?i)^"),
+            NEWS_PATH.pattern.removeprefix("(?i)"),
+            _DOC_SEGMENT_TEXT,
+        )
+    ),
+    re.ASCII,
+)
+
+
+def host_kinds(host: str) -> int:
+    """What the host alone says: the ``VIDEO_HOST``, ``NEWS_HOST`` and ``DOC_HOST`` bits."""
+    kinds = 0
+    if _host_in(host, VIDEO_HOSTS):
+        kinds |= VIDEO_HOST
+    if _host_in(host, NEWS_HOSTS):
+        kinds |= NEWS_HOST
+    if _host_in(host, DOC_HOSTS) or host.partition(".")[0] in _DOC_SUBDOMAINS:
+        kinds |= DOC_HOST
+    return kinds
+
+
 def _extension(path: str) -> str:
     last = path.rpartition("/")[2]
     dot = last.rfind(".")
@@ -214,31 +251,30 @@ def _extension(path: str) -> str:
 
 def classify_source_type(url: str | None, title: str | None = None) -> SourceType:
     """The source type of a citation's URL (see the module docstring for the order)."""
-    canonical = normalize_url(url)
-    if canonical is None or redirector_for(canonical) is not None:
+    parsed = parse_url(url)
+    if parsed is None or redirector_of(parsed) is not None:
         return "unknown"
-    parts = split_canonical_url(canonical)
-    if parts is None:
-        return "unknown"
-    host = parts.host
-    path = parts.path
-    extension = _extension(path)
-    title = title or ""
-    if (
-        _host_in(host, VIDEO_HOSTS)
-        or VIDEO_PATH.match(path)
-        or extension in VIDEO_EXTENSIONS
-        or _VIDEO_TITLE.search(title)
-    ):
+    return classify_end_site(host_kinds(parsed.host), parsed.path, title)
+
+
+def classify_end_site(kinds: int, path: str, title: str | None) -> SourceType:
+    """``classify_source_type`` of an end-site URL: its ``host_kinds``, canonical path, title.
+
+    The path is canonical (ASCII, "" for the root, else starting with "/"), so the table
+    lookups on it can be regular expressions built from the tables.
+    """
+    if kinds & VIDEO_HOST:
         return "video"
-    if extension in DOC_EXTENSIONS or _DOC_TITLE.match(title):
+    extension = _extension(path) if "." in path else ""
+    signal = path and _ANY_PATH_SIGNAL.search(path.lower()) is not None
+    if (signal and VIDEO_PATH.match(path)) or extension in VIDEO_EXTENSIONS:
+        return "video"
+    if title and _VIDEO_TITLE.search(title):
+        return "video"
+    if extension in DOC_EXTENSIONS or (title and _DOC_TITLE.match(title)):
         return "doc"
-    if _host_in(host, NEWS_HOSTS) or NEWS_PATH.search(path):
+    if kinds & NEWS_HOST or (signal and NEWS_PATH.search(path)):
         return "news"
-    if (
-        _host_in(host, DOC_HOSTS)
-        or host.partition(".")[0] in _DOC_SUBDOMAINS
-        or not DOC_PATH_SEGMENTS.isdisjoint(path.lower().split("/"))
-    ):
+    if kinds & DOC_HOST or (signal and _DOC_SEGMENT.search(path)):
         return "doc"
     return "web"

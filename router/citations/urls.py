@@ -23,19 +23,25 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from urllib.parse import quote, unquote
 
-from router.citations.domains import public_suffix
-from router.citations.hosts import canonical_authority
+from router.citations.domains import host_parts
+from router.citations.hosts import authority_and_host
 
 __all__ = [
     "REDIRECTORS",
     "TRACKING_PARAMETERS",
     "TRACKING_PREFIXES",
+    "CanonicalUrl",
     "Redirector",
     "UrlParts",
+    "canonical_dedup_key",
     "dedup_key",
     "is_redirect_url",
+    "matching_redirector",
     "normalize_url",
+    "parse_url",
     "redirector_for",
+    "redirector_of",
+    "redirectors_of_host",
     "split_canonical_url",
     "unwrap_redirect",
 ]
@@ -178,6 +184,23 @@ _TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
 _C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
 # RFC 3986 appendix B, narrowed to http(s) URLs with an authority (as WHATWG requires for them).
 _HTTP_URL = re.compile(r"(?is)(https?)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?\Z")
+# The common case in one scan: a lowercase http(s) scheme, no fragment, and a path and query of
+# characters that stay as they are: unreserved and sub-delimiter characters, and escapes that
+# are already in canonical form (uppercase hex, not of an unreserved character). Such a URL
+# needs no percent-encoding work; anything else takes the general path.
+_KEPT_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/"
+_KEPT_ESCAPE = r"%(?:[01][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[B-DF]|[89A-F][0-9A-F])"
+_PLAIN_URL = re.compile(
+    rf"(https?)://([^/?#]*)([{_KEPT_CHARS}]*(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}]*)*)"
+    rf"(?:\?([{_KEPT_CHARS}?]*(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}?]*)*))?\Z"
+)
+_TRACKING_PARAMETER = re.compile(
+    "|".join(
+        [*(re.escape(prefix) for prefix in TRACKING_PREFIXES)]
+        + [rf"{re.escape(name)}(?:=|\Z)" for name in sorted(TRACKING_PARAMETERS)]
+    ),
+    re.IGNORECASE | re.ASCII,
+)
 _TEXT_FRAGMENT_DIRECTIVE = ":~:"
 _MAX_UNWRAP_DEPTH = 5
 
@@ -217,21 +240,39 @@ def _remove_dot_segments(path: str) -> str:
     return "/" + "/".join(output)
 
 
-def _is_tracking(parameter: str) -> bool:
-    name = parameter.partition("=")[0].lower()
-    return name.startswith(TRACKING_PREFIXES) or name in TRACKING_PARAMETERS
+def _kept_parameters(query: str) -> str:
+    """An encoded query without its tracking and empty ``name=value`` parts.
 
-
-def _query_parameters(query: str) -> list[str]:
-    """The query's ``name=value`` parts, encoded, without tracking ones or empty ones."""
-    query = _encode(query, _CLEAN_QUERY, _QUERY_SAFE)
-    return [part for part in query.split("&") if part and not _is_tracking(part)]
+    A part is tracking when its name, compared lowercased, starts with one of
+    ``TRACKING_PREFIXES`` or is one of ``TRACKING_PARAMETERS`` (the query is ASCII here).
+    """
+    tracking = _TRACKING_PARAMETER.match
+    return "&".join([part for part in query.split("&") if part and not tracking(part)])
 
 
 def _fragment(fragment: str) -> str:
     fragment = _encode(fragment, _CLEAN_QUERY, _QUERY_SAFE)
     directive = fragment.find(_TEXT_FRAGMENT_DIRECTIVE)
     return fragment if directive < 0 else fragment[:directive]
+
+
+class CanonicalUrl(NamedTuple):
+    """A URL as ``normalize_url`` writes it, with the parts the citation rules read.
+
+    Parsing once and reading the parts from here is what keeps a citation cheap: the redirect
+    check, the dedup key, the registrable domain and the source type all need them.
+    """
+
+    url: str
+    """The canonical URL, what ``normalize_url`` returns."""
+    host: str
+    """The canonical host, IPv6 without brackets, no port."""
+    authority: str
+    """``host[:port]`` as written in ``url`` (IPv6 in brackets, default port dropped)."""
+    path: str
+    """The canonical path, "" for the root."""
+    query: str
+    """The canonical query without its "?", "" when none is left."""
 
 
 def normalize_url(url: object) -> str | None:
@@ -241,41 +282,63 @@ def normalize_url(url: object) -> str | None:
     ``https://www.example.com/a/b?id=7``. The result is a fixed point: normalising it again
     changes nothing.
     """
+    parsed = parse_url(url)
+    return parsed.url if parsed is not None else None
+
+
+def parse_url(url: object) -> CanonicalUrl | None:
+    """``normalize_url`` with the parts of its result, or None; never raises."""
     if not isinstance(url, str):
         return None
     try:
-        return _normalize(url)
+        return _parse(url)
     except UnicodeError:  # lone surrogates cannot be percent-encoded as UTF-8
         return None
 
 
-def _normalize(url: str) -> str | None:
+def _parse(url: str, *, one_scan: bool = True) -> CanonicalUrl | None:
+    """``parse_url`` of a string; ``one_scan=False`` forces the general path (for tests)."""
     text = url.strip(_C0_AND_SPACE)
     if "\t" in text or "\n" in text or "\r" in text:
         text = _TAB_OR_NEWLINE.sub("", text)
-    parts = _HTTP_URL.match(text)
-    if parts is None:
+    fragment = None
+    plain = _PLAIN_URL.match(text) if one_scan else None
+    if plain is not None:
+        scheme, netloc, path, query = plain.groups()
+        if not netloc.isascii():
+            netloc.encode("utf-8")  # lone surrogates cannot be percent-encoded: UnicodeError
+        if "/." in path:
+            path = _remove_dot_segments(path)
+    else:
+        parts = _HTTP_URL.match(text)
+        if parts is None:
+            return None
+        if not text.isascii():
+            text.encode("utf-8")  # lone surrogates cannot be percent-encoded: UnicodeError
+        scheme_text, netloc, raw_path, query, fragment = parts.groups()
+        scheme = scheme_text.lower()
+        path = _remove_dot_segments(_encode(raw_path, _CLEAN_PATH, _PATH_SAFE))
+        if query:
+            query = _encode(query, _CLEAN_QUERY, _QUERY_SAFE)
+    found = authority_and_host(netloc, scheme)
+    if found is None:
         return None
-    if not text.isascii():
-        text.encode("utf-8")  # lone surrogates cannot be percent-encoded: UnicodeError
-    scheme_text, netloc, raw_path, query, fragment = parts.groups()
-    scheme = scheme_text.lower()
-    authority = canonical_authority(netloc, scheme)
-    if not authority:
-        return None
-    path = _remove_dot_segments(_encode(raw_path, _CLEAN_PATH, _PATH_SAFE))
+    authority, host = found
     if path == "/":
         path = ""
     canonical = f"{scheme}://{authority}{path}"
     if query:
-        parameters = _query_parameters(query)
-        if parameters:
-            canonical = f"{canonical}?{'&'.join(parameters)}"
+        query = _kept_parameters(query)
+        if query:
+            canonical = f"{canonical}?{query}"
+    else:
+        query = ""
     if fragment:
         fragment = _fragment(fragment)
         if fragment:
             canonical = f"{canonical}#{fragment}"
-    return canonical
+    # tuple.__new__ skips the NamedTuple's Python-level __new__: this runs once per citation.
+    return tuple.__new__(CanonicalUrl, (canonical, host, authority, path, query))
 
 
 class UrlParts(NamedTuple):
@@ -311,15 +374,22 @@ def dedup_key(url: str) -> str:
     parameters sorted: ``http://www.example.com/a?b=2&a=1#x`` gives ``example.com/a?a=1&b=2``.
     A string that is not an http(s) URL is its own key (stripped).
     """
-    canonical = normalize_url(url)
-    if canonical is None:
+    parsed = parse_url(url)
+    if parsed is None:
         return url.strip() if isinstance(url, str) else ""
-    rest = canonical.partition("://")[2].partition("#")[0]
-    # Drop leading "www." labels, but never down to a bare suffix: www.com stays www.com, and
-    # www.www.com and www.com give one key.
-    while rest.startswith("www.") and "." in rest[4:].partition("/")[0]:
-        rest = rest[4:]
-    location, _, query = rest.partition("?")
+    return canonical_dedup_key(parsed)
+
+
+def canonical_dedup_key(parsed: CanonicalUrl) -> str:
+    """``dedup_key`` of a URL already parsed."""
+    location, query = parsed.authority + parsed.path, parsed.query
+    if location.startswith("www."):
+        rest = f"{location}?{query}" if query else location
+        # Drop leading "www." labels, but never down to a bare suffix: www.com stays www.com,
+        # and www.www.com and www.com give one key.
+        while rest.startswith("www.") and "." in rest[4:].partition("/")[0]:
+            rest = rest[4:]
+        location, _, query = rest.partition("?")
     if not query:
         return location
     return f"{location}?{'&'.join(sorted(query.split('&')))}"
@@ -334,18 +404,37 @@ def redirector_for(canonical: str) -> Redirector | None:
     return found[0] if found is not None else None
 
 
+def redirector_of(parsed: CanonicalUrl) -> Redirector | None:
+    """The redirector a parsed URL belongs to, else None."""
+    return matching_redirector(redirectors_of_host(parsed.host), parsed.path, parsed.query)
+
+
 def _redirector_for(url: str) -> tuple[Redirector, str] | None:
     """The redirector a canonical URL belongs to, with the URL's query; None if none."""
     parts = split_canonical_url(url)
     if parts is None:
         return None
-    host = parts.host
+    found = matching_redirector(redirectors_of_host(parts.host), parts.path, parts.query)
+    return (found, parts.query) if found is not None else None
+
+
+def redirectors_of_host(host: str) -> tuple[Redirector, ...]:
+    """The redirectors whose hosts include this canonical host (most hosts: none)."""
     candidates = _EXACT_REDIRECTOR_HOSTS.get(host, ())
     if not candidates and _WILDCARD_REDIRECTOR_NAMES:
-        suffix = public_suffix(host)
+        suffix = host_parts(host).suffix
         if suffix and host.endswith(f".{suffix}"):
             candidates = _WILDCARD_REDIRECTOR_NAMES.get(host[: -len(suffix) - 1], ())
-    path = parts.path or "/"
+    return candidates
+
+
+def matching_redirector(
+    candidates: tuple[Redirector, ...], path: str, query: str
+) -> Redirector | None:
+    """The first of a host's redirectors whose path (and target parameter) the URL has."""
+    if not candidates:
+        return None
+    path = path or "/"
     for redirector in candidates:
         if redirector.path.endswith("/"):
             matches = path.startswith(redirector.path) and len(path) > len(redirector.path)
@@ -353,8 +442,8 @@ def _redirector_for(url: str) -> tuple[Redirector, str] | None:
                 matches = True  # l.instagram.com/?u=...: the target is in the query
         else:
             matches = path == redirector.path
-        if matches and (redirector.opaque or _target_parameter(redirector, parts.query)):
-            return redirector, parts.query
+        if matches and (redirector.opaque or _target_parameter(redirector, query)):
+            return redirector
     return None
 
 

@@ -41,9 +41,9 @@ def recorded_urls() -> list[str]:
 
 def clear_host_caches() -> None:
     """Forget every cached host, so the next pass meets each host for the first time."""
-    domains_module._host_parts.cache_clear()
+    domains_module.host_parts.cache_clear()
     hosts_module.canonical_host.cache_clear()
-    hosts_module.canonical_authority.cache_clear()
+    hosts_module.authority_and_host.cache_clear()
 
 
 def per_url_us(

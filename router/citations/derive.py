@@ -1,0 +1,149 @@
+"""What a citation's URL, title and hints say: canonical URL, dedup key, domain, type, title.
+
+``source_domain`` is redirect-aware; it comes from the first of:
+
+1. ``url`` itself when it is an end-site URL (a redirector carrying its target in a parameter,
+   such as ``google.com/url?q=``, is unwrapped first), how = "url" or "unwrapped";
+2. a nested non-redirect URL of the provider object (``web.uri``, ``source.url``,
+   ``reference.url``), how = "nested_url";
+3. the URL the optional ``RedirectResolver`` found, how = "resolved";
+4. the provider's domain field (``web.domain``, ``domain``, ``host``), how = "domain_hint";
+5. the title, when it is a bare domain (Vertex titles redirect chunks so), how = "title";
+6. only then the redirector's own domain, with ``raw["redirect"] = True``, how = "redirector".
+
+No domain from any of these leaves ``domain`` empty: the caller drops the citation.
+
+Each URL is parsed once (:func:`router.citations.urls.parse_url`); the redirect check, the dedup
+key, the registrable domain and the source type are all read from that one parse. Nothing here
+is memoised by URL: real replies rarely repeat one (Vertex redirect URIs are unique per reply).
+Only host-level facts are cached, in ``domains`` and ``source_types``, because hosts do repeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+from router.citations.domains import domain_of_name, host_parts
+from router.citations.source_types import classify_end_site, host_kinds
+from router.citations.text import TITLE_LIMIT, sanitize_text
+from router.citations.urls import (
+    CanonicalUrl,
+    Redirector,
+    canonical_dedup_key,
+    matching_redirector,
+    parse_url,
+    redirector_of,
+    redirectors_of_host,
+    unwrap_redirect,
+)
+from router.types import SourceType
+
+__all__ = ["Derived", "derive"]
+
+_HOST_CACHE_SIZE = 16_384
+
+
+class Derived(NamedTuple):
+    """What a citation's URL, title and hints give, independent of the call's other fields."""
+
+    url: str | None
+    key: str | None
+    """``dedup_key(url)``, None when there is no URL."""
+    domain: str
+    """Registrable domain; "" when none could be derived (the citation is dropped)."""
+    title: str | None
+    source_type: SourceType
+    only_redirect: bool
+    how: str
+
+
+class _HostFacts(NamedTuple):
+    registrable: str
+    redirectors: tuple[Redirector, ...]
+    kinds: int
+    """``source_types.host_kinds``."""
+
+
+@lru_cache(maxsize=_HOST_CACHE_SIZE)
+def _host_facts(host: str) -> _HostFacts:
+    """Everything a canonical host alone decides, in one lookup; hosts repeat across replies."""
+    return _HostFacts(host_parts(host).registrable, redirectors_of_host(host), host_kinds(host))
+
+
+_EndSite = tuple[CanonicalUrl, _HostFacts]
+
+
+def _end_site(parsed: CanonicalUrl | None) -> tuple[_EndSite | None, bool]:
+    """(the end-site URL with its host's facts, or None; whether it was an unwrapped redirect)."""
+    if parsed is None:
+        return None, False
+    facts = _host_facts(parsed.host)
+    if not facts.redirectors:
+        return (parsed, facts), False
+    redirector = matching_redirector(facts.redirectors, parsed.path, parsed.query)
+    if redirector is None:
+        return (parsed, facts), False
+    target = None if redirector.opaque else parse_url(unwrap_redirect(parsed.url))
+    if target is not None and redirector_of(target) is None:
+        return (target, _host_facts(target.host)), True
+    return None, False
+
+
+def derive(
+    url: str | None,
+    title: str | None,
+    *,
+    nested_urls: Sequence[str | None],
+    resolved_url: str | None,
+    domain_hint: str | None,
+    source_type: SourceType | None,
+) -> Derived:
+    """The URL, dedup key, domain, title and type of a citation (see the module docstring)."""
+    redirect: CanonicalUrl | None = None
+    end_site: _EndSite | None = None
+    how = "url"
+    canonical = parse_url(url)
+    if canonical is not None:
+        end_site, unwrapped = _end_site(canonical)
+        if end_site is None:
+            redirect = canonical
+        elif unwrapped:
+            how = "unwrapped"
+    if end_site is None:
+        for nested in nested_urls:
+            end_site = _end_site(parse_url(nested))[0]
+            if end_site is not None:
+                how = "nested_url"
+                break
+    if end_site is None and resolved_url is not None:
+        end_site = _end_site(parse_url(resolved_url))[0]
+        how = "resolved"
+
+    domain = end_site[1].registrable if end_site is not None else ""
+    clean_title = sanitize_text(title, limit=TITLE_LIMIT) if title is not None else None
+    if not domain and domain_hint is not None:
+        domain = domain_of_name(domain_hint)
+        if domain:
+            how = "domain_hint"
+    if not domain and clean_title is not None:
+        domain = domain_of_name(clean_title)
+        if domain:
+            how = "title"
+    only_redirect = False
+    if not domain and redirect is not None:
+        domain, how, only_redirect = host_parts(redirect.host).registrable, "redirector", True
+    if domain and source_type is None:
+        if end_site is not None:
+            source_type = classify_end_site(end_site[1].kinds, end_site[0].path, clean_title)
+        elif only_redirect:
+            source_type = "unknown"
+        else:  # the domain came from a hint or the title: what its home page would be
+            source_type = classify_end_site(_host_facts(domain).kinds, "", clean_title)
+    shown = end_site[0] if end_site is not None else redirect
+    url_shown, key = (shown.url, canonical_dedup_key(shown)) if shown is not None else (None, None)
+    # tuple.__new__ skips the NamedTuple's Python-level __new__: this runs once per citation.
+    return tuple.__new__(
+        Derived, (url_shown, key, domain, clean_title, source_type or "unknown", only_redirect, how)
+    )

@@ -1,0 +1,41 @@
+"""Text fit for a citation's title and snippet: controls out, whitespace collapsed, bounded."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "TITLE_LIMIT", "sanitize_text"]
+
+SNIPPET_LIMIT = 200
+# Titles are not cut by the contract; this only keeps a runaway provider value bounded.
+TITLE_LIMIT = 500
+ELLIPSIS = "…"
+
+# C0 and C1 controls and lone surrogates (which cannot be written as UTF-8); whitespace controls
+# were turned into spaces before.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# sanitize_text cleans at most this many times `limit` characters when that leaves enough text.
+_HEAD_FACTOR = 2
+
+
+def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
+    """Text fit for a citation field: controls out, whitespace runs as one space, trimmed.
+
+    With ``limit``, a longer text is cut to at most ``limit`` characters ending in "…". None for
+    anything that is not a string or leaves nothing.
+    """
+    if not isinstance(text, str):
+        return None
+    if limit is not None and len(text) > _HEAD_FACTOR * limit:
+        # A page of text for a 200-character snippet: clean only its head when that is enough.
+        head = sanitize_text(text[: _HEAD_FACTOR * limit])
+        if head is not None and len(head) > limit:
+            return head[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+    cleaned = " ".join(text.split())  # str.split() and re's \s agree on what whitespace is
+    if not cleaned.isprintable():  # every control character is unprintable: skip the scan
+        cleaned = _CONTROL.sub("", cleaned).strip()
+    if not cleaned:
+        return None
+    if limit is not None and len(cleaned) > limit:
+        cleaned = cleaned[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+    return cleaned
