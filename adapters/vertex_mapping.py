@@ -153,7 +153,10 @@ def _chunk_citation(
                 break
     url = _first_url(source)
     nested = [text(source.get("imageUri"))] if kind == "image" else []
-    snippet = text(source.get("text")) or text(mapping(source.get("ragChunk")).get("text"))
+    snippet = text(source.get("text"))
+    if snippet is None and "ragChunk" in source:
+        snippet = text(mapping(source["ragChunk"]).get("text"))
+    domain = source.get("domain")
     kept = tally.collector.add(
         url,
         title=text(source.get("title")),
@@ -163,8 +166,8 @@ def _chunk_citation(
         spans=spans,
         cited=cited,
         nested_urls=nested,
-        resolved_url=_resolved(tally, url),
-        domain_hint=text(source.get("domain")),
+        resolved_url=_resolved(tally, url) if tally.resolved else None,
+        domain_hint=None if domain is None else text(domain),
         source_type=source_type,
     )
     tally.count(kept, "groundingChunks", kind)

@@ -101,9 +101,13 @@ def segment_span(layout: TextLayout, segment: object) -> Span | None:
     seg = mapping(segment)
     if not seg:
         return None
-    scope = layout.scope(index(seg.get("partIndex")))
-    start_byte = index(seg.get("startIndex") or 0)
-    end_byte = index(seg.get("endIndex"))
+    part_index = seg.get("partIndex")
+    scope = (0, layout.content) if part_index is None else layout.scope(index(part_index))
+    raw_start = seg.get("startIndex") or 0
+    # The common case, a plain non-negative int, read without a call (once per support).
+    start_byte = raw_start if type(raw_start) is int and raw_start >= 0 else index(raw_start)
+    raw_end = seg.get("endIndex")
+    end_byte = raw_end if type(raw_end) is int and raw_end >= 0 else index(raw_end)
     claimed = seg.get("text")
     if scope is None or start_byte is None:
         return _skip("no_scope" if scope is None else "bad_start_index")
@@ -117,16 +121,17 @@ def segment_span(layout: TextLayout, segment: object) -> Span | None:
         end = start + len(claimed)
     else:
         return _skip("no_end_index")
-    if isinstance(claimed, str) and claimed and scope_text[start:end] != claimed:
+    piece = scope_text[start:end]
+    if isinstance(claimed, str) and claimed and piece != claimed:
         found = _nearest(scope_text, claimed, start)
         if found is not None:
             if grounding_debug_enabled():
                 _log.debug("vertex_span_realigned", shift=found - start)
             start, end = found, found + len(claimed)
-    end = min(end, len(scope_text))
-    if start >= end:
+            piece = claimed
+    if not piece:  # start at or past the end (which stops at the end of the scope)
         return _skip("empty")
-    return Span(start=offset + start, end=offset + end, text=scope_text[start:end])
+    return {"start": offset + start, "end": offset + min(end, len(scope_text)), "text": piece}
 
 
 def _skip(reason: str) -> Span | None:

@@ -87,38 +87,25 @@ def _rank(rank: object) -> int | None:
     return None
 
 
-def _derive_logged(
+def _log_derivation(
     provider: Vendor,
-    url: str | None,
-    title: str | None,
+    derived: Derived,
     *,
+    had_url: bool,
     rank: object,
-    nested_urls: Sequence[str | None],
-    resolved_url: str | None,
-    domain_hint: str | None,
-    source_type: SourceType | None,
-) -> Derived | None:
-    """The derivation of one citation, None when it has no domain (with the debug events)."""
-    derived = derive(
-        url,
-        title,
-        nested_urls=nested_urls,
-        resolved_url=resolved_url,
-        domain_hint=domain_hint,
-        source_type=source_type,
-    )
-    if not grounding_debug_enabled():
-        return derived if derived.domain else None
+    nested_url_count: int,
+) -> None:
+    """The debug event of one citation's derivation: how its domain came, or why it has none."""
     if not derived.domain:
         _log.debug(
             "citation_dropped",
             provider=provider,
             rank=rank,
             reason="no_source_domain",
-            had_url=url is not None,
-            nested_url_count=len(nested_urls),
+            had_url=had_url,
+            nested_url_count=nested_url_count,
         )
-        return None
+        return
     _log.debug(
         "citation_domain_derived",
         provider=provider,
@@ -127,7 +114,6 @@ def _derive_logged(
         source_domain=derived.domain,
         source_type=derived.source_type,
     )
-    return derived
 
 
 def _citation(
@@ -177,17 +163,23 @@ def make_citation(
     redirect URL (None only when no http(s) URL exists). ``raw`` is copied, never mutated.
     ``source_type`` forces the type (e.g. "doc" for retrieved document chunks).
     """
-    derived = _derive_logged(
-        provider,
+    derived = derive(
         url,
         title,
-        rank=rank,
         nested_urls=nested_urls,
         resolved_url=resolved_url,
         domain_hint=domain_hint,
         source_type=source_type,
     )
-    if derived is None:
+    if grounding_debug_enabled():
+        _log_derivation(
+            provider,
+            derived,
+            had_url=url is not None,
+            rank=rank,
+            nested_url_count=len(nested_urls),
+        )
+    if not derived.domain:
         return None
     raw_copy = _raw_copy(raw, derived.only_redirect)
     return _citation(
@@ -315,17 +307,23 @@ class CitationCollector:
         source_type: SourceType | None = None,
     ) -> bool:
         """Add one source (``make_citation``'s arguments); False when it names no domain."""
-        found = _derive_logged(
-            self.provider,
+        found = derive(
             url,
             title,
-            rank=rank,
             nested_urls=nested_urls,
             resolved_url=resolved_url,
             domain_hint=domain_hint,
             source_type=source_type,
         )
-        if found is None:
+        if grounding_debug_enabled():
+            _log_derivation(
+                self.provider,
+                found,
+                had_url=url is not None,
+                rank=rank,
+                nested_url_count=len(nested_urls),
+            )
+        if not found.domain:
             return False
         # raw is copied in citations(), for the kept citations only.
         citation = _citation(

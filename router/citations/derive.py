@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from router.citations.domains import domain_of_name, host_parts
+from router.citations.domains import domain_name_host, split_host
 from router.citations.source_types import classify_end_site, host_kinds
 from router.citations.text import TITLE_LIMIT, sanitize_text
 from router.citations.urls import (
@@ -61,6 +61,8 @@ class Derived(NamedTuple):
 
 class _HostFacts(NamedTuple):
     registrable: str
+    named_domain: str
+    """The registrable domain when the host is a domain name under a known suffix, else ""."""
     redirectors: tuple[Redirector, ...]
     kinds: int
     """``source_types.host_kinds``."""
@@ -69,7 +71,16 @@ class _HostFacts(NamedTuple):
 @lru_cache(maxsize=_HOST_CACHE_SIZE)
 def _host_facts(host: str) -> _HostFacts:
     """Everything a canonical host alone decides, in one lookup; hosts repeat across replies."""
-    return _HostFacts(host_parts(host).registrable, redirectors_of_host(host), host_kinds(host))
+    parts = split_host(host)
+    named = parts.registrable if parts.label and parts.suffix is not None else ""
+    redirectors = redirectors_of_host(host, parts.suffix)
+    return _HostFacts(parts.registrable, named, redirectors, host_kinds(host))
+
+
+def _domain_of_name(text: str) -> str:
+    """``domains.domain_of_name``, through the host facts cache."""
+    host = domain_name_host(text)
+    return _host_facts(host).named_domain if host is not None else ""
 
 
 _EndSite = tuple[CanonicalUrl, _HostFacts]
@@ -124,16 +135,17 @@ def derive(
     domain = end_site[1].registrable if end_site is not None else ""
     clean_title = sanitize_text(title, limit=TITLE_LIMIT) if title is not None else None
     if not domain and domain_hint is not None:
-        domain = domain_of_name(domain_hint)
+        domain = _domain_of_name(domain_hint)
         if domain:
             how = "domain_hint"
     if not domain and clean_title is not None:
-        domain = domain_of_name(clean_title)
+        domain = _domain_of_name(clean_title)
         if domain:
             how = "title"
     only_redirect = False
     if not domain and redirect is not None:
-        domain, how, only_redirect = host_parts(redirect.host).registrable, "redirector", True
+        domain, how = _host_facts(redirect.host).registrable, "redirector"
+        only_redirect = True
     if domain and source_type is None:
         if end_site is not None:
             source_type = classify_end_site(end_site[1].kinds, end_site[0].path, clean_title)

@@ -24,11 +24,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HostParts",
+    "domain_name_host",
     "domain_of_name",
     "host_parts",
     "looks_like_domain",
     "public_suffix",
     "registrable_domain",
+    "split_host",
 ]
 
 _CACHE_SIZE = 65_536
@@ -62,12 +64,10 @@ def _extractor() -> TLDExtract:
     return TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=False)
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def host_parts(host: str) -> HostParts:
+def split_host(host: str) -> HostParts:
     """Split a canonical host (as ``canonical_host`` gives it) at its public suffix.
 
-    Cached by host: hosts repeat across the citations of one reply and across replies, and
-    the suffix-list lookup is most of the cost of a new one.
+    Uncached: ``host_parts`` is the cached form.
     """
     if ":" in host:  # IPv6
         return HostParts(host, "", None)
@@ -79,6 +79,11 @@ def host_parts(host: str) -> HostParts:
     if not result.domain:  # the host is a public suffix itself ("co.uk")
         return HostParts(host, "", result.suffix)
     return HostParts(f"{result.domain}.{result.suffix}", result.domain, result.suffix)
+
+
+# Cached by host: hosts repeat across the citations of one reply and across replies, and the
+# suffix-list lookup is most of the cost of a new one.
+host_parts = lru_cache(maxsize=_CACHE_SIZE)(split_host)
 
 
 def registrable_domain(url_or_host: str) -> str:
@@ -118,14 +123,24 @@ def domain_of_name(text: object) -> str:
 
     What ``registrable_domain(text)`` gives for such a text, from one reading of it.
     """
-    if not isinstance(text, str):
-        return ""
-    candidate = text.strip()
-    # Cheap refusals first: page titles are phrases, and only hosts should reach the host cache.
-    if len(candidate) > 254 or "." not in candidate or _ANY_SPACE.search(candidate):
-        return ""
-    host = canonical_host(candidate)
-    if host is None or not _DOMAIN_TEXT.match(host):
+    host = domain_name_host(text)
+    if host is None:
         return ""
     parts = host_parts(host)
     return parts.registrable if parts.label and parts.suffix is not None else ""
+
+
+def domain_name_host(text: object) -> str | None:
+    """The canonical host a text names when it is written like a domain name, else None.
+
+    The text ``looks_like_domain`` when, besides, the host has a label under a known public
+    suffix (see ``host_parts``).
+    """
+    if not isinstance(text, str):
+        return None
+    candidate = text.strip()
+    # Cheap refusals first: page titles are phrases, and only hosts should reach the host cache.
+    if len(candidate) > 254 or "." not in candidate or _ANY_SPACE.search(candidate):
+        return None
+    host = canonical_host(candidate)
+    return host if host is not None and _DOMAIN_TEXT.match(host) else None

@@ -30,8 +30,7 @@ _MAX_HOST_LENGTH = 253
 _CACHE_SIZE = 16_384
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def canonical_host(host: str) -> str | None:
+def _canonical_host(host: str) -> str | None:
     """The canonical form of a host, or None when it is not one.
 
     ``[::1]`` and ``::1`` both give ``::1`` (IPv6 without brackets); IPv4 in any spelling is kept
@@ -46,6 +45,9 @@ def canonical_host(host: str) -> str | None:
         return None
     name = name.lower() if name.isascii() else (_idna_ascii(name) or "")
     return name if _ASCII_HOST.match(name) else None
+
+
+canonical_host = lru_cache(maxsize=_CACHE_SIZE)(_canonical_host)
 
 
 def _ipv6(text: str) -> str | None:
@@ -95,7 +97,7 @@ def authority_and_host(netloc: str, scheme: str) -> tuple[str, str] | None:
         port_text = rest[1:]
     else:
         raw_host, _, port_text = hostport.partition(":")
-    host = canonical_host(raw_host)
+    host = _canonical_host(raw_host)  # this cache, keyed by netloc, is the only one needed
     if host is None:
         return None
     authority = f"[{host}]" if ":" in host else host

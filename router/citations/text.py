@@ -14,8 +14,10 @@ ELLIPSIS = "…"
 # C0 and C1 controls and lone surrogates (which cannot be written as UTF-8); whitespace controls
 # were turned into spaces before.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-# sanitize_text cleans at most this many times `limit` characters when that leaves enough text.
+# The heads of a long text sanitize_text cleans first: limit + limit/4 + 16, then 2 * limit.
 _HEAD_FACTOR = 2
+_MARGIN_DIVISOR = 4
+_MARGIN = 16
 
 
 def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
@@ -26,11 +28,16 @@ def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
     """
     if not isinstance(text, str):
         return None
-    if limit is not None and len(text) > _HEAD_FACTOR * limit:
-        # A page of text for a 200-character snippet: clean only its head when that is enough.
-        head = sanitize_text(text[: _HEAD_FACTOR * limit])
-        if head is not None and len(head) > limit:
-            return head[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+    if limit is not None:
+        # A page of text for a 200-character snippet: clean only a head of it when that leaves
+        # more than `limit` characters (the cleaned head is a prefix of the cleaned text). A
+        # little over `limit` nearly always does; twice `limit` covers whitespace-heavy text.
+        for head_size in (limit + limit // _MARGIN_DIVISOR + _MARGIN, _HEAD_FACTOR * limit):
+            if len(text) <= head_size:
+                break
+            head = sanitize_text(text[:head_size])
+            if head is not None and len(head) > limit:
+                return head[: max(limit - 1, 0)].rstrip() + ELLIPSIS
     cleaned = " ".join(text.split())  # str.split() and re's \s agree on what whitespace is
     if not cleaned.isprintable():  # every control character is unprintable: skip the scan
         cleaned = _CONTROL.sub("", cleaned).strip()

@@ -190,9 +190,11 @@ _HTTP_URL = re.compile(r"(?is)(https?)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*)
 # needs no percent-encoding work; anything else takes the general path.
 _KEPT_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/"
 _KEPT_ESCAPE = r"%(?:[01][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[B-DF]|[89A-F][0-9A-F])"
+# Possessive quantifiers: a URL that is not plain fails at once, instead of the engine trying
+# every split of host, path and query (whole microseconds on a URL with a space in its query).
 _PLAIN_URL = re.compile(
-    rf"(https?)://([^/?#]*)([{_KEPT_CHARS}]*(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}]*)*)"
-    rf"(?:\?([{_KEPT_CHARS}?]*(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}?]*)*))?\Z"
+    rf"(https?)://([^/?#]*+)([{_KEPT_CHARS}]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}]*+)*+)"
+    rf"(?:\?([{_KEPT_CHARS}?]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}?]*+)*+))?\Z"
 )
 _TRACKING_PARAMETER = re.compile(
     "|".join(
@@ -215,13 +217,13 @@ def _encode(component: str, clean: re.Pattern[str], safe: str) -> str:
     """Percent-encode what may not appear raw and normalise existing escapes."""
     if clean.match(component):
         return component
-    if "%" in component:
-        component = _STRAY_PERCENT.sub("%25", component)
+    if "%" not in component:
+        # Every escape will be one quote() made: uppercase, of a character that needs it.
+        return quote(component, safe=safe, errors="strict")
+    component = _STRAY_PERCENT.sub("%25", component)
     if not clean.match(component.replace("%", "")):
         component = quote(component, safe=safe, errors="strict")
-    if "%" in component:
-        component = _ESCAPE.sub(_fix_escape, component)
-    return component
+    return _ESCAPE.sub(_fix_escape, component)
 
 
 def _remove_dot_segments(path: str) -> str:
@@ -406,7 +408,8 @@ def redirector_for(canonical: str) -> Redirector | None:
 
 def redirector_of(parsed: CanonicalUrl) -> Redirector | None:
     """The redirector a parsed URL belongs to, else None."""
-    return matching_redirector(redirectors_of_host(parsed.host), parsed.path, parsed.query)
+    candidates = redirectors_of_host(parsed.host, host_parts(parsed.host).suffix)
+    return matching_redirector(candidates, parsed.path, parsed.query)
 
 
 def _redirector_for(url: str) -> tuple[Redirector, str] | None:
@@ -414,17 +417,19 @@ def _redirector_for(url: str) -> tuple[Redirector, str] | None:
     parts = split_canonical_url(url)
     if parts is None:
         return None
-    found = matching_redirector(redirectors_of_host(parts.host), parts.path, parts.query)
+    candidates = redirectors_of_host(parts.host, host_parts(parts.host).suffix)
+    found = matching_redirector(candidates, parts.path, parts.query)
     return (found, parts.query) if found is not None else None
 
 
-def redirectors_of_host(host: str) -> tuple[Redirector, ...]:
-    """The redirectors whose hosts include this canonical host (most hosts: none)."""
+def redirectors_of_host(host: str, suffix: str | None) -> tuple[Redirector, ...]:
+    """The redirectors whose hosts include this canonical host (most hosts: none).
+
+    ``suffix`` is the host's public suffix (``host_parts(host).suffix``).
+    """
     candidates = _EXACT_REDIRECTOR_HOSTS.get(host, ())
-    if not candidates and _WILDCARD_REDIRECTOR_NAMES:
-        suffix = host_parts(host).suffix
-        if suffix and host.endswith(f".{suffix}"):
-            candidates = _WILDCARD_REDIRECTOR_NAMES.get(host[: -len(suffix) - 1], ())
+    if not candidates and suffix and host.endswith(f".{suffix}"):
+        candidates = _WILDCARD_REDIRECTOR_NAMES.get(host[: -len(suffix) - 1], ())
     return candidates
 
 
