@@ -215,6 +215,7 @@ def _chunk_supports(
     for support in items(grounding.get("groundingSupports")):
         support_dict = mapping(support)
         span = segment_span(layout, support_dict.get("segment")) if layout is not None else None
+        span_used = False
         raw_indices = support_dict.get("groundingChunkIndices")
         for raw_index in raw_indices if isinstance(raw_indices, list) else ():
             chunk_index = index(raw_index)
@@ -225,7 +226,10 @@ def _chunk_supports(
                 continue
             cited.add(chunk_index)
             if span is not None:
-                spans.setdefault(chunk_index, []).append(span)
+                # Each chunk's citation owns its span dicts: a support citing several chunks
+                # gives the second and later ones copies.
+                spans.setdefault(chunk_index, []).append(span if not span_used else span.copy())
+                span_used = True
     return spans, cited
 
 

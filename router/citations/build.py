@@ -123,7 +123,7 @@ def _citation(
     snippet: str | None,
     rank: object,
     raw: dict[str, Any],
-    spans: Sequence[Span],
+    spans: list[Span],
     cited: bool,
 ) -> Citation:
     return {
@@ -135,9 +135,7 @@ def _citation(
         "source_type": derived.source_type,
         "rank": rank if type(rank) is int and rank >= 1 else _rank(rank),
         "raw": raw,
-        "spans": [{"start": s["start"], "end": s["end"], "text": s["text"]} for s in spans]
-        if spans
-        else [],
+        "spans": spans,
         "cited": bool(cited),
     }
 
@@ -183,7 +181,13 @@ def make_citation(
         return None
     raw_copy = _raw_copy(raw, derived.only_redirect)
     return _citation(
-        provider, derived, snippet=snippet, rank=rank, raw=raw_copy, spans=spans, cited=cited
+        provider,
+        derived,
+        snippet=snippet,
+        rank=rank,
+        raw=raw_copy,
+        spans=[Span(start=s["start"], end=s["end"], text=s["text"]) for s in spans],
+        cited=cited,
     )
 
 
@@ -299,14 +303,18 @@ class CitationCollector:
         snippet: str | None = None,
         rank: int | None = None,
         raw: Mapping[str, Any] | None = None,
-        spans: Sequence[Span] = (),
+        spans: list[Span] | None = None,
         cited: bool = False,
         nested_urls: Sequence[str | None] = (),
         resolved_url: str | None = None,
         domain_hint: str | None = None,
         source_type: SourceType | None = None,
     ) -> bool:
-        """Add one source (``make_citation``'s arguments); False when it names no domain."""
+        """Add one source (``make_citation``'s arguments); False when it names no domain.
+
+        Unlike ``make_citation``, the collector keeps ``spans`` (the list and its dicts) as its
+        citation's own: pass span dicts made for this source that nothing else holds.
+        """
         found = derive(
             url,
             title,
@@ -327,7 +335,13 @@ class CitationCollector:
             return False
         # raw is copied in citations(), for the kept citations only.
         citation = _citation(
-            self.provider, found, snippet=snippet, rank=rank, raw={}, spans=spans, cited=cited
+            self.provider,
+            found,
+            snippet=snippet,
+            rank=rank,
+            raw={},
+            spans=[] if spans is None else spans,
+            cited=cited,
         )
         key = found.key if found.key is not None else _url_less_key(citation)
         self._entries.append((key, citation, raw, found.only_redirect))

@@ -74,7 +74,7 @@ def _host_facts(host: str) -> _HostFacts:
     parts = split_host(host)
     named = parts.registrable if parts.label and parts.suffix is not None else ""
     redirectors = redirectors_of_host(host, parts.suffix)
-    return _HostFacts(parts.registrable, named, redirectors, host_kinds(host))
+    return tuple.__new__(_HostFacts, (parts.registrable, named, redirectors, host_kinds(host)))
 
 
 def _domain_of_name(text: str) -> str:

@@ -193,7 +193,7 @@ _KEPT_ESCAPE = r"%(?:[01][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[B-DF]|[89A-F]
 # Possessive quantifiers: a URL that is not plain fails at once, instead of the engine trying
 # every split of host, path and query (whole microseconds on a URL with a space in its query).
 _PLAIN_URL = re.compile(
-    rf"(https?)://([^/?#]*+)([{_KEPT_CHARS}]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}]*+)*+)"
+    rf"(https?)://([^/?#\t\n\r]*+)([{_KEPT_CHARS}]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}]*+)*+)"
     rf"(?:\?([{_KEPT_CHARS}?]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}?]*+)*+))?\Z"
 )
 _TRACKING_PARAMETER = re.compile(
@@ -301,9 +301,8 @@ def parse_url(url: object) -> CanonicalUrl | None:
 def _parse(url: str, *, one_scan: bool = True) -> CanonicalUrl | None:
     """``parse_url`` of a string; ``one_scan=False`` forces the general path (for tests)."""
     text = url.strip(_C0_AND_SPACE)
-    if "\t" in text or "\n" in text or "\r" in text:
-        text = _TAB_OR_NEWLINE.sub("", text)
     fragment = None
+    # No tab or newline can be in a URL the one-scan pattern accepts: none to remove then.
     plain = _PLAIN_URL.match(text) if one_scan else None
     if plain is not None:
         scheme, netloc, path, query = plain.groups()
@@ -312,6 +311,8 @@ def _parse(url: str, *, one_scan: bool = True) -> CanonicalUrl | None:
         if "/." in path:
             path = _remove_dot_segments(path)
     else:
+        if "\t" in text or "\n" in text or "\r" in text:
+            text = _TAB_OR_NEWLINE.sub("", text)
         parts = _HTTP_URL.match(text)
         if parts is None:
             return None

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from adapters.vertex_mapping import extract_vertex_citations
 from adapters.vertex_spans import candidate_layout, segment_span
 
 ROWS: list[dict[str, Any]] = json.loads(
@@ -47,3 +48,27 @@ def test_answer_text_skips_thoughts_and_non_text_parts() -> None:
         {"text": "world"},
     ]
     assert candidate_layout({"content": {"parts": parts}}).content == "Hello world"
+
+
+def test_chunks_cited_by_one_support_own_their_spans() -> None:
+    """A support citing two chunks gives each citation a span dict of its own."""
+    body = {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": "Paris is sunny."}]},
+                "groundingMetadata": {
+                    "groundingChunks": [
+                        {"web": {"uri": "https://a.example.com/x", "title": "A"}},
+                        {"web": {"uri": "https://b.example.org/y", "title": "B"}},
+                    ],
+                    "groundingSupports": [
+                        {"segment": {"endIndex": 15}, "groundingChunkIndices": [0, 1]}
+                    ],
+                },
+            }
+        ]
+    }
+    first, second = extract_vertex_citations(body)
+    assert first["spans"] == second["spans"] == [{"start": 0, "end": 15, "text": "Paris is sunny."}]
+    first["spans"][0]["text"] = "changed"
+    assert second["spans"][0]["text"] == "Paris is sunny."
