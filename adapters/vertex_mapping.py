@@ -218,7 +218,8 @@ def _chunk_supports(
         span_used = False
         raw_indices = support_dict.get("groundingChunkIndices")
         for raw_index in raw_indices if isinstance(raw_indices, list) else ():
-            chunk_index = index(raw_index)
+            ok = type(raw_index) is int and raw_index >= 0  # the common case, without a call
+            chunk_index = raw_index if ok else index(raw_index)
             if chunk_index is None or chunk_index >= chunk_count:
                 tally.supports_skipped += 1
                 if grounding_debug_enabled():
@@ -238,8 +239,9 @@ def _candidate_citations(
 ) -> None:
     grounding = mapping(candidate.get("groundingMetadata"))
     for name, cited in _SOURCES_BEFORE_CHUNKS:
-        for item in items(grounding.get(name)):
-            _source_citation(tally, item, name, cited, layout)
+        if name in grounding:  # rare kinds: most replies have none of them
+            for item in items(grounding[name]):
+                _source_citation(tally, item, name, cited, layout)
     chunks = items(grounding.get("groundingChunks"))
     spans, cited_chunks = _chunk_supports(grounding, len(chunks), layout, tally)
     for position, chunk in enumerate(chunks):

@@ -78,7 +78,9 @@ def split_host(host: str) -> HostParts:
         return HostParts(host, "", None)
     if not result.domain:  # the host is a public suffix itself ("co.uk")
         return HostParts(host, "", result.suffix)
-    return HostParts(f"{result.domain}.{result.suffix}", result.domain, result.suffix)
+    domain, suffix = result.domain, result.suffix
+    # tuple.__new__ skips the NamedTuple's Python-level __new__: once per new host.
+    return tuple.__new__(HostParts, (f"{domain}.{suffix}", domain, suffix))
 
 
 # Cached by host: hosts repeat across the citations of one reply and across replies, and the
