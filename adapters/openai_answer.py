@@ -17,7 +17,7 @@ before them; an offset inside a removed token moves to where the token was.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from router.types import Span
 
@@ -34,8 +34,7 @@ def strip_citation_tokens(text: str) -> tuple[str, tuple[tuple[int, int], ...]]:
     return _CITATION_TOKEN.sub("", text), removed
 
 
-@dataclass(frozen=True, slots=True)
-class _Part:
+class _Part(NamedTuple):
     base: int
     """Where the part's cleaned text starts in ``content``."""
     length: int

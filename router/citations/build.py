@@ -116,30 +116,6 @@ def _log_derivation(
     )
 
 
-def _citation(
-    provider: Vendor,
-    derived: Derived,
-    *,
-    snippet: str | None,
-    rank: object,
-    raw: dict[str, Any],
-    spans: list[Span],
-    cited: bool,
-) -> Citation:
-    return {
-        "provider": provider,
-        "url": derived.url,
-        "source_domain": derived.domain,
-        "title": derived.title,
-        "snippet": sanitize_text(snippet, limit=SNIPPET_LIMIT) if snippet is not None else None,
-        "source_type": derived.source_type,
-        "rank": rank if type(rank) is int and rank >= 1 else _rank(rank),
-        "raw": raw,
-        "spans": spans,
-        "cited": bool(cited),
-    }
-
-
 def make_citation(
     *,
     provider: Vendor,
@@ -161,34 +137,25 @@ def make_citation(
     redirect URL (None only when no http(s) URL exists). ``raw`` is copied, never mutated.
     ``source_type`` forces the type (e.g. "doc" for retrieved document chunks).
     """
-    derived = derive(
+    collector = CitationCollector(provider)
+    kept = collector.add(
         url,
-        title,
+        title=title,
+        snippet=snippet,
+        rank=rank,
+        raw=raw,
+        spans=[Span(start=s["start"], end=s["end"], text=s["text"]) for s in spans],
+        cited=cited,
         nested_urls=nested_urls,
         resolved_url=resolved_url,
         domain_hint=domain_hint,
         source_type=source_type,
     )
-    if grounding_debug_enabled():
-        _log_derivation(
-            provider,
-            derived,
-            had_url=url is not None,
-            rank=rank,
-            nested_url_count=len(nested_urls),
-        )
-    if not derived.domain:
+    if not kept:
         return None
-    raw_copy = _raw_copy(raw, derived.only_redirect)
-    return _citation(
-        provider,
-        derived,
-        snippet=snippet,
-        rank=rank,
-        raw=raw_copy,
-        spans=[Span(start=s["start"], end=s["end"], text=s["text"]) for s in spans],
-        cited=cited,
-    )
+    _, citation, raw_given, only_redirect = collector._entries[0]  # one source, nothing merged
+    citation["raw"] = _raw_copy(raw_given, only_redirect)
+    return citation
 
 
 def _url_less_key(citation: Citation) -> str:
@@ -333,16 +300,19 @@ class CitationCollector:
             )
         if not found.domain:
             return False
-        # raw is copied in citations(), for the kept citations only.
-        citation = _citation(
-            self.provider,
-            found,
-            snippet=snippet,
-            rank=rank,
-            raw={},
-            spans=[] if spans is None else spans,
-            cited=cited,
-        )
+        # Built here rather than by _citation(): this runs once per source of every reply.
+        citation: Citation = {
+            "provider": self.provider,
+            "url": found.url,
+            "source_domain": found.domain,
+            "title": found.title,
+            "snippet": None if snippet is None else sanitize_text(snippet, limit=SNIPPET_LIMIT),
+            "source_type": found.source_type,
+            "rank": rank if type(rank) is int and rank >= 1 else _rank(rank),
+            "raw": {},  # copied from `raw` in citations(), for the kept citations only
+            "spans": [] if spans is None else spans,
+            "cited": bool(cited),
+        }
         key = found.key if found.key is not None else _url_less_key(citation)
         self._entries.append((key, citation, raw, found.only_redirect))
         if self._in_order:

@@ -117,11 +117,15 @@ def derive(
     how = "url"
     canonical = parse_url(url)
     if canonical is not None:
-        end_site, unwrapped = _end_site(canonical)
-        if end_site is None:
-            redirect = canonical
-        elif unwrapped:
-            how = "unwrapped"
+        facts = _host_facts(canonical.host)
+        if not facts.redirectors:  # the common case: no redirector lives on this host
+            end_site = (canonical, facts)
+        else:
+            end_site, unwrapped = _end_site(canonical)
+            if end_site is None:
+                redirect = canonical
+            elif unwrapped:
+                how = "unwrapped"
     if end_site is None:
         for nested in nested_urls:
             end_site = _end_site(parse_url(nested))[0]
