@@ -160,7 +160,7 @@ class _Reader:
     # -- Responses API -------------------------------------------------------------------
 
     def read_responses(self, output: list[Any]) -> None:
-        items = [as_mapping(item) for item in output]
+        items = [item if type(item) is dict else as_mapping(item) for item in output]
         if output:
             self.first_item = items[0] if items[0] is not None else output[0]
         messages = [
@@ -173,7 +173,7 @@ class _Reader:
         for message in answer:
             content = message.get("content")
             for part in content if isinstance(content, list) else ():
-                part_map = as_mapping(part)
+                part_map = part if type(part) is dict else as_mapping(part)
                 if part_map is None:
                     self._skip("content_part")
                     continue
