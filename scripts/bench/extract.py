@@ -100,6 +100,13 @@ def memo_caches() -> list[Any]:
     return found
 
 
+def cache_name(cache: Any) -> str:
+    """``module.name`` the cache is bound to (``lru_cache(...)(f)`` keeps ``f``'s own name)."""
+    module = sys.modules.get(cache.__module__)
+    bound = next((name for name, value in vars(module).items() if value is cache), None)
+    return f"{cache.__module__}.{bound or cache.__qualname__}"
+
+
 def clear(caches: list[Any]) -> None:
     for cache in caches:
         cache.cache_clear()
@@ -189,8 +196,7 @@ def main() -> int:
     if not rows:
         print("no extractor is available yet")
         return 1
-    names = sorted(f"{cache.__module__}.{cache.__qualname__}" for cache in caches)
-    print(f"cleared before each cold call: {', '.join(names) or 'no caches'}")
+    print(f"cleared before each cold call: {', '.join(sorted(map(cache_name, caches))) or 'none'}")
     print_table(rows)
     return 0
 
