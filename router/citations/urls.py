@@ -385,14 +385,12 @@ def dedup_key(url: str) -> str:
 
 def canonical_dedup_key(parsed: CanonicalUrl) -> str:
     """``dedup_key`` of a URL already parsed."""
-    location, query = parsed.authority + parsed.path, parsed.query
-    if location.startswith("www."):
-        rest = f"{location}?{query}" if query else location
-        # Drop leading "www." labels, but never down to a bare suffix: www.com stays www.com,
-        # and www.www.com and www.com give one key.
-        while rest.startswith("www.") and "." in rest[4:].partition("/")[0]:
-            rest = rest[4:]
-        location, _, query = rest.partition("?")
+    authority, query = parsed.authority, parsed.query
+    # Drop leading "www." labels, but never down to a bare suffix: www.com stays www.com, and
+    # www.www.com and www.com give one key. Only the host counts, not a dot in the query.
+    while authority.startswith("www.") and "." in authority[4:]:
+        authority = authority[4:]
+    location = authority + parsed.path
     if not query:
         return location
     return f"{location}?{'&'.join(sorted(query.split('&')))}"
