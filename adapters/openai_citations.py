@@ -372,6 +372,7 @@ class _Reader:
                 raw=source.raw,
                 spans=source.spans,
                 cited=True,
+                origin="annotation",
             ):
                 self.dropped += 1
         no_text = (None, None)
@@ -379,7 +380,10 @@ class _Reader:
         for url, raw in self.seen.items():  # annotations are read first: never a cited URL
             rank += 1
             title, snippet = texts.get(url, no_text)
-            if not add(url, title=title, snippet=snippet, rank=rank, raw=raw):
+            origin = (
+                f"web_search_call.{raw.get('type', 'source')}" if isinstance(raw, dict) else None
+            )
+            if not add(url, title=title, snippet=snippet, rank=rank, raw=raw, origin=origin):
                 self.dropped += 1
         citations = collector.citations()
         if len(citations) < rank:  # dropped or merged sources left gaps: close them

@@ -169,6 +169,7 @@ def _chunk_citation(
         resolved_url=_resolved(tally, url) if tally.resolved else None,
         domain_hint=None if domain is None else text(domain),
         source_type=source_type,
+        origin=f"groundingChunks.{kind}",
     )
     tally.count(kept, "groundingChunks", kind)
 
@@ -202,6 +203,7 @@ def _source_citation(
         nested_urls=urls[1:],
         resolved_url=_resolved(tally, url),
         domain_hint=domain,
+        origin=source,
     )
     tally.count(kept, source)
 

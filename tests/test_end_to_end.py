@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from structlog.testing import capture_logs
 
 from router import (
     GroundingRequiredFailedError,
@@ -190,3 +191,31 @@ async def test_aroute_under_200_concurrent_calls(vendor: str, emulator: Emulator
         assert response.request_id == request["request_id"]
         assert f"town number {request['request_id'].rsplit('c', 1)[1]}" in response.content.lower()
         assert response.grounded_effective
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_library_is_quiet_without_debug_grounding(vendor: str, router: UnifiedLLMAdapter) -> None:
+    """A successful route emits no debug events unless DEBUG_GROUNDING is on."""
+    with capture_logs() as events:
+        router.route(ask(vendor, "What is the capital of France?"))
+    assert [e for e in events if e["log_level"] == "debug"] == []
+
+
+@pytest.mark.parametrize(
+    ("vendor", "origins"),
+    [("openai", {"annotation"}), ("vertex", {"groundingChunks.web"})],
+)
+def test_debug_grounding_explains_every_citation(
+    vendor: str, origins: set[str], emulator: Emulator
+) -> None:
+    """With DEBUG_GROUNDING each citation's origin and domain derivation are logged."""
+    with (
+        UnifiedLLMAdapter(settings_for(emulator, debug_grounding=True)) as router,
+        capture_logs() as events,
+    ):
+        response = router.route(ask(vendor, "What is the capital of France?"))
+    derived = [e for e in events if e["event"] == "citation_domain_derived"]
+    assert {e["source_domain"] for e in derived} >= {c["source_domain"] for c in response.citations}
+    assert origins <= {e["origin"] for e in derived}
+    assert all(e["how"] for e in derived)
+    assert any(e["event"] == f"{vendor}_citations_extracted" for e in events)

@@ -94,12 +94,14 @@ def _log_derivation(
     had_url: bool,
     rank: object,
     nested_url_count: int,
+    origin: str | None,
 ) -> None:
     """The debug event of one citation's derivation: how its domain came, or why it has none."""
     if not derived.domain:
         _log.debug(
             "citation_dropped",
             provider=provider,
+            origin=origin,
             rank=rank,
             reason="no_source_domain",
             had_url=had_url,
@@ -109,6 +111,7 @@ def _log_derivation(
     _log.debug(
         "citation_domain_derived",
         provider=provider,
+        origin=origin,
         rank=rank,
         how=derived.how,
         source_domain=derived.domain,
@@ -130,12 +133,14 @@ def make_citation(
     resolved_url: str | None = None,
     domain_hint: str | None = None,
     source_type: SourceType | None = None,
+    origin: str | None = None,
 ) -> Citation | None:
     """Build one uniform citation, or None when no ``source_domain`` can be derived at all.
 
     ``url`` in the result is the canonical end-site URL when one is known, else the canonical
     redirect URL (None only when no http(s) URL exists). ``raw`` is copied, never mutated.
-    ``source_type`` forces the type (e.g. "doc" for retrieved document chunks).
+    ``source_type`` forces the type (e.g. "doc" for retrieved document chunks). ``origin`` names
+    where in the provider's reply the source was found; only the forensic debug events use it.
     """
     collector = CitationCollector(provider)
     kept = collector.add(
@@ -150,6 +155,7 @@ def make_citation(
         resolved_url=resolved_url,
         domain_hint=domain_hint,
         source_type=source_type,
+        origin=origin,
     )
     if not kept:
         return None
@@ -276,6 +282,7 @@ class CitationCollector:
         resolved_url: str | None = None,
         domain_hint: str | None = None,
         source_type: SourceType | None = None,
+        origin: str | None = None,
     ) -> bool:
         """Add one source (``make_citation``'s arguments); False when it names no domain.
 
@@ -297,6 +304,7 @@ class CitationCollector:
                 had_url=url is not None,
                 rank=rank,
                 nested_url_count=len(nested_urls),
+                origin=origin,
             )
         if not found.domain:
             return False
