@@ -188,12 +188,16 @@ def test_debug_events_say_how_the_domain_was_derived() -> None:
 def test_debug_event_says_why_a_citation_was_dropped() -> None:
     """With grounding debug on, a dropped citation logs the reason."""
     with grounding_debug(True), capture_logs() as events:
-        assert make_citation(provider="openai", url="javascript:void(0)", rank=4) is None
+        dropped = make_citation(
+            provider="openai", url="javascript:void(0)", rank=4, origin="annotation"
+        )
+        assert dropped is None
     assert events == [
         {
             "event": "citation_dropped",
             "log_level": "debug",
             "provider": "openai",
+            "origin": "annotation",
             "rank": 4,
             "reason": "no_source_domain",
             "had_url": True,
