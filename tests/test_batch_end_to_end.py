@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from router.batch import run_batch
+from router.emulated import EMULATOR_API_KEY, EMULATOR_TOKEN, emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
@@ -34,17 +34,8 @@ def emulator() -> Iterator[Emulator]:
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:
-    return RouterSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        openai_api_key=SecretStr("sk-test-batch"),
-        openai_base_url=emulator.openai_base_url,
-        google_cloud_project="batch-project",
-        google_cloud_location="us-central1",
-        vertex_base_url=emulator.vertex_base_url,
-        vertex_access_token=SecretStr("batch-token"),
-        retry_initial_delay_s=0.0,
-        retry_max_delay_s=0.0,
-        timeout_s=10,
+    return emulated_settings(
+        emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=10
     )
 
 
@@ -52,12 +43,12 @@ def environment_for(emulator: Emulator) -> dict[str, str]:
     """The same configuration as environment variables, for a CLI subprocess."""
     return {
         **os.environ,
-        "OPENAI_API_KEY": "sk-test-batch",
+        "OPENAI_API_KEY": EMULATOR_API_KEY,
         "OPENAI_BASE_URL": emulator.openai_base_url,
-        "GOOGLE_CLOUD_PROJECT": "batch-project",
+        "GOOGLE_CLOUD_PROJECT": "emulator-project",
         "GOOGLE_CLOUD_LOCATION": "us-central1",
         "GROUNDING_ROUTER_VERTEX_BASE_URL": emulator.vertex_base_url,
-        "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN": "batch-token",
+        "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN": EMULATOR_TOKEN,
         "GROUNDING_ROUTER_RETRY_INITIAL_DELAY_S": "0",
         "GROUNDING_ROUTER_RETRY_MAX_DELAY_S": "0",
     }

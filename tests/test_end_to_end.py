@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 from structlog.testing import capture_logs
 
 from router import (
@@ -22,6 +21,7 @@ from router import (
     RouterSettings,
     UnifiedLLMAdapter,
 )
+from router.emulated import emulated_settings
 from router.emulator import Emulator
 
 VENDORS = ["openai", "vertex"]
@@ -35,17 +35,7 @@ def emulator() -> Iterator[Emulator]:
 
 
 def settings_for(emulator: Emulator, **overrides: Any) -> RouterSettings:
-    return RouterSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        openai_api_key=SecretStr("sk-test-end-to-end"),
-        openai_base_url=emulator.openai_base_url,
-        google_cloud_project="e2e-project",
-        google_cloud_location="us-central1",
-        vertex_base_url=emulator.vertex_base_url,
-        vertex_access_token=SecretStr("e2e-token"),
-        timeout_s=10,
-        **overrides,
-    )
+    return emulated_settings(emulator, timeout_s=10, **overrides)
 
 
 class RecordedSleeps:

@@ -122,15 +122,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Run every demo step against a fresh emulator; 0 when each behaved as shown."""
-    from pydantic import SecretStr
     from rich.console import Console
     from rich.rule import Rule
     from rich.text import Text
 
     from router.commands.render import print_error, print_response
+    from router.emulated import emulated_settings
     from router.emulator import Emulator
     from router.errors import RouterError
-    from router.settings import RouterSettings
     from router.types import LLMResponse
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
@@ -148,16 +147,8 @@ def run(args: argparse.Namespace) -> int:
                 style="bold",
             )
         )
-        settings = RouterSettings(
-            _env_file=None,
-            openai_api_key=SecretStr("sk-emulator-demo"),
-            openai_base_url=emulator.openai_base_url,
-            google_cloud_project="demo-project",
-            google_cloud_location="us-central1",
-            vertex_base_url=emulator.vertex_base_url,
-            vertex_access_token=SecretStr("emulator-demo-token"),
-            retry_initial_delay_s=0.2,
-            debug_grounding=args.settings.debug_grounding,
+        settings = emulated_settings(
+            emulator, retry_initial_delay_s=0.2, debug_grounding=args.settings.debug_grounding
         )
         with UnifiedLLMAdapter(settings) as router:
             for number, step in enumerate(DEMO_STEPS, start=1):

@@ -20,11 +20,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import SecretStr
-
 from adapters.openai_request import build_response_params
 from adapters.vertex_clients import VertexClients
 from adapters.vertex_request import build_config, build_contents, plan_steps
+from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.types import LLMRequest
@@ -32,18 +31,6 @@ from router.unified_llm_adapter import UnifiedLLMAdapter
 
 QUESTION = "What is the capital of France?"
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
-
-
-def settings_for(emulator: Emulator) -> RouterSettings:
-    return RouterSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        openai_api_key=SecretStr("sk-bench"),
-        openai_base_url=emulator.openai_base_url,
-        google_cloud_project="bench",
-        google_cloud_location="us-central1",
-        vertex_base_url=emulator.vertex_base_url,
-        vertex_access_token=SecretStr("bench-token"),
-    )
 
 
 def raw_call(vendor: str, request: LLMRequest, settings: RouterSettings) -> Callable[[], Any]:
@@ -85,7 +72,7 @@ def bench_calls(calls: int, latency_s: float) -> bool:
     print(f"per-call latency against the emulator ({latency_s * 1000:.0f} ms), {calls} calls each")
     print(f"{'vendor':7} {'what':10} {'median ms':>10} {'p95 ms':>8} {'overhead':>9}")
     with Emulator(latency_s=latency_s) as emulator:
-        settings = settings_for(emulator)
+        settings = emulated_settings(emulator)
         with UnifiedLLMAdapter(settings) as router:
             for vendor, model in MODELS.items():
                 request = LLMRequest.model_validate(
