@@ -18,6 +18,7 @@ import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from router.errors import ConfigurationError
+from router.logging import register_secret
 from router.settings import RouterSettings
 
 if TYPE_CHECKING:
@@ -59,6 +60,9 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
         )
     token = settings.vertex_access_token
     access_token = token.get_secret_value().strip() if token is not None else ""
+    # Known to the redaction from here on, so provider text that quotes it is cleaned even
+    # when the adapter is used without a router (which registers the settings' secrets).
+    register_secret(access_token)
     return _ClientKey(
         project=project,
         location=location,

@@ -33,7 +33,7 @@ google-genai lets raw transport exceptions through: ``httpx2`` for sync calls (`
 (it is: the redirect resolver uses it), else ``httpx2``. All are recognised; their classes are
 imported lazily. ``Retry-After`` (seconds or an HTTP date), ``retry-after-ms`` and Google's
 ``RetryInfo.retryDelay`` give ``retry_after_s``. Messages carry the provider's message, cut to
-a readable length, and never a credential.
+a readable length, and never a credential (provider text goes through the log redaction).
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
+from router.logging import redact_text, redacted_prefix
 
 __all__ = ["CREDENTIALS_HELP", "translate_error", "translated_errors"]
 
@@ -75,10 +76,11 @@ _TRANSIENT_REASONS = {429: "rate_limited", 408: "timeout", 409: "conflict"}
 
 
 def _readable(message: object) -> str | None:
-    """A provider message fit for an error: tags dropped, whitespace folded, length capped."""
+    """A provider message fit for an error: tags dropped, whitespace folded, secrets removed
+    (a provider or proxy may quote the credential back), length capped."""
     if not isinstance(message, str) or not message.strip():
         return None
-    folded = _WHITESPACE.sub(" ", _TAGS.sub(" ", message)).strip()
+    folded = redact_text(_WHITESPACE.sub(" ", _TAGS.sub(" ", message)).strip())
     return folded if len(folded) <= _MESSAGE_LIMIT else folded[: _MESSAGE_LIMIT - 1] + "…"
 
 
@@ -187,8 +189,9 @@ def _from_undecodable_body(exc: BaseException) -> RouterError:
     body, where = "", ""
     if isinstance(cause, json.JSONDecodeError):
         body, where = cause.doc, f" at character {cause.pos}"
-    start = body.lstrip()[:40]
-    if start.startswith(("{", "[")):
+    body = body.lstrip()
+    start = redacted_prefix(body, 40)  # shown; the body itself decides what kind of reply it was
+    if body.startswith(("{", "[")):
         return ProviderTransientError(
             f"Vertex AI's reply was cut off: invalid JSON{where} of {len(body)} characters "
             f"starting {start!r}",
