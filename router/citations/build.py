@@ -17,8 +17,6 @@ A citation with no domain from any of these is dropped (None).
 
 from __future__ import annotations
 
-import base64
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -27,6 +25,7 @@ from typing import Any, NamedTuple
 import structlog
 
 from router.citations.domains import looks_like_domain, registrable_domain
+from router.citations.raw import jsonable_raw
 from router.citations.source_types import classify_source_type
 from router.citations.urls import dedup_key, normalize_url, redirector_for, unwrap_redirect
 from router.logging import grounding_debug_enabled
@@ -50,8 +49,6 @@ ELLIPSIS = "…"
 # C0 and C1 controls and lone surrogates (which cannot be written as UTF-8); whitespace controls
 # were turned into spaces before.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-_MAX_RAW_DEPTH = 32
-_PLAIN_JSON = frozenset({str, int, bool, type(None)})
 # sanitize_text cleans at most this many times `limit` characters when that leaves enough text.
 _HEAD_FACTOR = 2
 _DERIVE_CACHE_SIZE = 16_384
@@ -79,39 +76,6 @@ def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
     if limit is not None and len(cleaned) > limit:
         cleaned = cleaned[: max(limit - 1, 0)].rstrip() + ELLIPSIS
     return cleaned
-
-
-def _jsonable(value: Any, depth: int = 0) -> Any:
-    """A JSON-able deep copy of a provider value (SDK models are dumped, odd values stringified)."""
-    if type(value) is dict and depth < _MAX_RAW_DEPTH:
-        # The common case, a parsed JSON object: copy it, then replace what is not a plain value.
-        copied = value.copy()
-        for key, item in value.items():
-            if type(key) is not str:
-                return _jsonable_mapping(value, depth)
-            if type(item) not in _PLAIN_JSON:
-                copied[key] = _jsonable(item, depth + 1)
-        return copied
-    if value is None or isinstance(value, str | bool | int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if depth >= _MAX_RAW_DEPTH:
-        return repr(value)
-    if isinstance(value, Mapping):
-        return _jsonable_mapping(value, depth)
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_jsonable(item, depth + 1) for item in value]
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    model_dump = getattr(value, "model_dump", None)
-    if callable(model_dump):
-        return _jsonable(model_dump(mode="json", exclude_none=True), depth + 1)
-    return str(value)
-
-
-def _jsonable_mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
-    return {str(key): _jsonable(item, depth + 1) for key, item in value.items()}
 
 
 def _end_site(url: str | None) -> tuple[str | None, bool]:
@@ -242,7 +206,7 @@ def make_citation(
             )
         return None
 
-    raw_copy: dict[str, Any] = _jsonable(raw) if raw else {}
+    raw_copy: dict[str, Any] = jsonable_raw(raw) if raw else {}
     if derived.only_redirect:
         raw_copy["redirect"] = True
     if debug:
