@@ -53,6 +53,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _HEAD_FACTOR = 2
 _DERIVE_CACHE_SIZE = 16_384
 _KEY_CACHE_SIZE = 16_384
+# A cache entry keeps its key alive: longer values are derived uncached, or one reply of huge
+# titles or URLs would stay in memory until thousands of later entries pushed it out.
+_CACHEABLE_CHARS = 2_048
 
 
 def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
@@ -167,6 +170,10 @@ def _derive(inputs: _DeriveInputs) -> _Derived:
 _derive_cached = lru_cache(maxsize=_DERIVE_CACHE_SIZE)(_derive)
 
 
+def _short_values(values: Iterable[object]) -> bool:
+    return all(type(v) is not str or len(v) <= _CACHEABLE_CHARS for v in values)
+
+
 def make_citation(
     *,
     provider: Vendor,
@@ -189,10 +196,20 @@ def make_citation(
     ``source_type`` forces the type (e.g. "doc" for retrieved document chunks).
     """
     inputs: _DeriveInputs = (url, title, tuple(nested_urls), resolved_url, domain_hint, source_type)
-    try:
-        derived = _derive_cached(inputs)
-    except TypeError:  # an unhashable value from a malformed reply: derive it uncached
+    if (
+        (type(url) is str and len(url) > _CACHEABLE_CHARS)
+        or (type(title) is str and len(title) > _CACHEABLE_CHARS)
+        or (
+            (nested_urls or resolved_url or domain_hint)
+            and not _short_values((*nested_urls, resolved_url, domain_hint))
+        )
+    ):
         derived = _derive(inputs)
+    else:
+        try:
+            derived = _derive_cached(inputs)
+        except TypeError:  # an unhashable value from a malformed reply: derive it uncached
+            derived = _derive(inputs)
     debug = grounding_debug_enabled()
     if not derived.domain:
         if debug:
@@ -240,7 +257,9 @@ _dedup_key_cached = lru_cache(maxsize=_KEY_CACHE_SIZE)(dedup_key)
 def _citation_key(citation: Citation) -> str:
     url = citation["url"]
     if url:
-        return _dedup_key_cached(url) if type(url) is str else dedup_key(url)
+        if type(url) is str and len(url) <= _CACHEABLE_CHARS:
+            return _dedup_key_cached(url)
+        return dedup_key(url)
     # No URL at all (a document chunk named by its domain): only identical ones merge.
     return f"\0{citation['source_domain']}\0{citation['title'] or ''}"
 

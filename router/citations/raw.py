@@ -39,21 +39,17 @@ def raw_text(text: str) -> str:
     return text
 
 
-def _needs_work(text: str) -> bool:
-    return len(text) > RAW_TEXT_LIMIT or not text.isascii()
-
-
 def jsonable_raw(value: Any, depth: int = 0) -> Any:
     """A bounded, JSON-able deep copy of a provider value, as the module docstring says."""
     if type(value) is dict and depth < _MAX_DEPTH and len(value) <= RAW_ITEMS_LIMIT:
         # The common case, a parsed JSON object: copy it, then replace what needs it.
         copied = value.copy()
         for key, item in value.items():
-            if type(key) is not str or _needs_work(key):
+            if type(key) is not str or len(key) > RAW_TEXT_LIMIT or not key.isascii():
                 return _mapping(value, depth)
             kind = type(item)
             if kind is str:
-                if _needs_work(item):
+                if len(item) > RAW_TEXT_LIMIT or not item.isascii():
                     copied[key] = raw_text(item)
             elif kind not in _PLAIN:
                 copied[key] = jsonable_raw(item, depth + 1)

@@ -179,6 +179,9 @@ _C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
 # RFC 3986 appendix B, narrowed to http(s) URLs with an authority (as WHATWG requires for them).
 _HTTP_URL = re.compile(r"(?is)(https?)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?\Z")
 _TEXT_FRAGMENT_DIRECTIVE = ":~:"
+# A host is at most 253 characters: an authority far longer is not a usable one (and is kept
+# out of the host caches, whose keys stay in memory).
+_MAX_AUTHORITY_CHARS = 1_024
 _MAX_UNWRAP_DEPTH = 5
 
 
@@ -259,6 +262,8 @@ def _normalize(url: str) -> str | None:
     if not text.isascii():
         text.encode("utf-8")  # lone surrogates cannot be percent-encoded: UnicodeError
     scheme_text, netloc, raw_path, query, fragment = parts.groups()
+    if len(netloc) > _MAX_AUTHORITY_CHARS:
+        return None
     scheme = scheme_text.lower()
     authority = canonical_authority(netloc, scheme)
     if not authority:
