@@ -192,7 +192,8 @@ def make_citation(
     """Build one uniform citation, or None when no ``source_domain`` can be derived at all.
 
     ``url`` in the result is the canonical end-site URL when one is known, else the canonical
-    redirect URL (None only when no http(s) URL exists). ``raw`` is copied, never mutated.
+    redirect URL (None only when no http(s) URL exists). ``raw`` is a bounded copy, never the
+    provider object itself (:mod:`router.citations.raw`).
     ``source_type`` forces the type (e.g. "doc" for retrieved document chunks).
     """
     inputs: _DeriveInputs = (url, title, tuple(nested_urls), resolved_url, domain_hint, source_type)

@@ -121,11 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from router.commands.display import json_for_terminal
 
-        print(
-            json_for_terminal(
-                json.dumps(report.to_dict(top=args.top), indent=2, ensure_ascii=False)
-            )
-        )
+        text = json.dumps(report.to_dict(top=args.top), indent=2, ensure_ascii=False)
+        print(json_for_terminal(text))
     else:
         from als.table import print_report
 

@@ -4,7 +4,7 @@ Titles, snippets and answers come from the web: they can carry ANSI/OSC escape s
 (colours, cursor moves, terminal hyperlinks, window titles) and rich markup. Everything printed
 goes through :func:`terminal_safe` and is handed to rich as plain ``Text``, never as markup.
 JSON printed for programs goes through :func:`json_for_terminal`, which escapes what JSON
-itself leaves raw, and warnings (google-genai's quote provider values) through
+itself leaves raw; warnings, which can quote provider values (google-genai's do), through
 :func:`show_warning`.
 """
 
