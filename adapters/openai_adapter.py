@@ -11,7 +11,8 @@ about a quarter of each call's CPU. Errors still come from the SDK as usual.
 Clients are created lazily and reused, keyed by what shapes them (API key and base URL), so one
 adapter serves any settings from any thread. Async clients belong to the event loop they were
 created on, so they are kept per running loop; ``aclose()`` closes the current loop's clients,
-``close()`` the sync ones and those of loops that are no longer running.
+``close()`` the sync ones and those of loops that are no longer running, and a loop that shuts
+down the way ``asyncio.run`` does closes its own (``adapters.loop_shutdown``).
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 import structlog
 
 from adapters.base import Adapter, AdapterResult
+from adapters.loop_shutdown import at_loop_shutdown
 from adapters.openai_citations import (
     OpenAIGrounding,
     _extract_openai_citations,
@@ -65,6 +68,7 @@ class OpenAIAdapter:
         self._async_clients: WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[_ClientKey, AsyncOpenAI]
         ] = WeakKeyDictionary()
+        self._shutdown_hooks: dict[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = {}
 
     def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """Send ``request`` once and map the reply (no retries here)."""
@@ -143,6 +147,10 @@ class OpenAIAdapter:
             for finished in [each for each in self._async_clients if each.is_closed()]:
                 # Its clients keep the loop alive (their sockets refer to it); let both go.
                 del self._async_clients[finished]
+            for finished in [each for each in self._shutdown_hooks if each.is_closed()]:
+                del self._shutdown_hooks[finished]
+            if loop not in self._shutdown_hooks:
+                self._shutdown_hooks[loop] = at_loop_shutdown(self._close_at_loop_shutdown)
             clients = self._async_clients.setdefault(loop, {})
             client = clients.get(key)
             if client is None:
@@ -152,6 +160,11 @@ class OpenAIAdapter:
                 if grounding_debug_enabled():
                     _log.debug("openai_client_created", kind="async", clients=len(clients))
             return client
+
+    async def _close_at_loop_shutdown(self) -> None:
+        with self._lock:
+            self._shutdown_hooks.pop(asyncio.get_running_loop(), None)
+        await self.aclose()
 
     @staticmethod
     def _mapped(response: Any, request: LLMRequest) -> AdapterResult:

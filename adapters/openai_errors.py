@@ -50,7 +50,7 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
-from router.logging import REDACTED, redact_text
+from router.logging import REDACTED, redact_text, redacted_prefix
 
 __all__ = ["parse_retry_after", "provider_message", "translate_openai_errors"]
 
@@ -142,7 +142,7 @@ def _status_error(exc: Any, secret: str | None) -> ProviderError:
 
 def _undecodable(exc: json.JSONDecodeError) -> RouterError:
     body = exc.doc.lstrip() if isinstance(exc.doc, str) else ""
-    shown = body[:60]
+    shown = redacted_prefix(body, 60)
     if body.startswith(("{", "[")):
         return ProviderTransientError(
             f"OpenAI: the reply was cut off mid-JSON ({exc.msg} at char {exc.pos} "

@@ -23,10 +23,20 @@ _SDK_FIELDS = frozenset(
 )
 
 
+_CACHEABLE_KEY_CHARS = 256
+
+
 @lru_cache(maxsize=4096)
 def _camel(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def _camel_key(key: object) -> str:
+    if not isinstance(key, str):
+        return str(key)
+    # Long keys skip the cache: an entry keeps its key alive, and a hostile key may be huge.
+    return _camel(key) if len(key) <= _CACHEABLE_KEY_CHARS else _camel.__wrapped__(key)
 
 
 def _snake_keys(node: object) -> bool:
@@ -62,10 +72,7 @@ def _needs_camel(body: dict[Any, Any]) -> bool:
 
 def _to_camel(value: object) -> object:
     if isinstance(value, Mapping):
-        return {
-            _camel(key) if isinstance(key, str) else str(key): _to_camel(item)
-            for key, item in value.items()
-        }
+        return {_camel_key(key): _to_camel(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_to_camel(item) for item in value]
     return value

@@ -8,16 +8,21 @@ opened on, so ``asyncio.run`` called twice must not share them.
 Credentials: ``GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN`` when set (a static OAuth token, never
 refreshed), else Application Default Credentials as Google's SDK finds them, at the first
 request. SDK retries are off: ``HttpRetryOptions(attempts=1)``. Async clients run on an httpx2
-client the adapter owns (see ``_new_async_http``); close them with ``aclose()`` on their loop.
+client the adapter owns (see ``_new_async_http``); close them with ``aclose()`` on their loop,
+or let the loop close them as it shuts down the way ``asyncio.run`` does
+(``adapters.loop_shutdown``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from adapters.loop_shutdown import at_loop_shutdown
 from router.errors import ConfigurationError
+from router.logging import register_secret
 from router.settings import RouterSettings
 
 if TYPE_CHECKING:
@@ -59,6 +64,9 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
         )
     token = settings.vertex_access_token
     access_token = token.get_secret_value().strip() if token is not None else ""
+    # Known to the redaction from here on, so provider text that quotes it is cleaned even
+    # when the adapter is used without a router (which registers the settings' secrets).
+    register_secret(access_token)
     return _ClientKey(
         project=project,
         location=location,
@@ -131,6 +139,7 @@ class VertexClients:
         self._lock = threading.Lock()
         self._sync: dict[_ClientKey, Client] = {}
         self._async: dict[asyncio.AbstractEventLoop, dict[_ClientKey, _AsyncEntry]] = {}
+        self._shutdown_hooks: dict[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = {}
 
     def sync_client(self, settings: RouterSettings) -> Client:
         """The client for ``settings``, created on first use."""
@@ -149,6 +158,10 @@ class VertexClients:
             for finished in [each for each in self._async if each.is_closed()]:
                 # Its sockets went with the loop; nothing can close them any more.
                 del self._async[finished]
+            for finished in [each for each in self._shutdown_hooks if each.is_closed()]:
+                del self._shutdown_hooks[finished]
+            if loop not in self._shutdown_hooks:
+                self._shutdown_hooks[loop] = at_loop_shutdown(self._close_at_loop_shutdown)
             clients = self._async.setdefault(loop, {})
             entry = clients.get(key)
             if entry is None:
@@ -175,6 +188,11 @@ class VertexClients:
             for entry in entries.values():
                 entry.client.close()
                 loop.run_until_complete(entry.http.aclose())
+
+    async def _close_at_loop_shutdown(self) -> None:
+        with self._lock:
+            self._shutdown_hooks.pop(asyncio.get_running_loop(), None)
+        await self.aclose()
 
     async def aclose(self) -> None:
         """Close the async clients of the running event loop."""

@@ -15,6 +15,7 @@ transport timeout (httpx2, httpx, aiohttp)     ProviderTransientError ("timeout"
 connection refused / dropped / reset           ProviderTransientError ("connection")
 a 200 body cut off mid-JSON                    ProviderTransientError ("truncated_response")
 a 200 body that is not JSON at all             ResponseParseError ("non_json_response")
+a 200 body the SDK cannot read as a response   ResponseParseError ("unparseable_response")
 no Application Default Credentials             ConfigurationError ("credentials")
 token refresh refused                          ConfigurationError ("credentials")
 =============================================  =================================================
@@ -26,14 +27,17 @@ as the transport's error for an incomplete body): the transfer broke, and a retr
 so it is transient. Text where JSON belongs (``UnknownApiResponseError`` on text that is not
 JSON) is a reply that cannot be used and that repeating the same request will not fix: a
 ``ResponseParseError``. A proxy's HTML error page comes with its 502/503 status, so the SDK
-raises ``ServerError`` and it is transient like any 5xx.
+raises ``ServerError`` and it is transient like any 5xx. google-genai validates every reply into
+its pydantic types: a field of the wrong type or shape (a string where a number belongs, a number
+where a list belongs) raises a ``ValidationError``, ``TypeError`` or ``AttributeError`` inside its
+reply converters (``_from_response``, ``*_from_vertex``), which is a reply that cannot be used.
 
 google-genai lets raw transport exceptions through: ``httpx2`` for sync calls (``httpx`` when
 ``GOOGLE_GENAI_HTTP_CLIENT=httpx``), and ``aiohttp`` for async calls when aiohttp is installed
 (it is: the redirect resolver uses it), else ``httpx2``. All are recognised; their classes are
 imported lazily. ``Retry-After`` (seconds or an HTTP date), ``retry-after-ms`` and Google's
 ``RetryInfo.retryDelay`` give ``retry_after_s``. Messages carry the provider's message, cut to
-a readable length, and never a credential.
+a readable length, and never a credential (provider text goes through the log redaction).
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
+from router.logging import redact_text, redacted_prefix
 
 __all__ = ["CREDENTIALS_HELP", "translate_error", "translated_errors"]
 
@@ -72,13 +77,17 @@ _WHITESPACE = re.compile(r"\s+")
 _TAGS = re.compile(r"<[^>]{0,200}>")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 _TRANSIENT_REASONS = {429: "rate_limited", 408: "timeout", 409: "conflict"}
+# Warning too: google-genai warns about enum values it does not know, and an application that
+# turns warnings into errors gets them raised from inside the reply converters.
+_SHAPE_ERRORS = (ValueError, TypeError, AttributeError, KeyError, IndexError, Warning)
 
 
 def _readable(message: object) -> str | None:
-    """A provider message fit for an error: tags dropped, whitespace folded, length capped."""
+    """A provider message fit for an error: tags dropped, whitespace folded, secrets removed
+    (a provider or proxy may quote the credential back), length capped."""
     if not isinstance(message, str) or not message.strip():
         return None
-    folded = _WHITESPACE.sub(" ", _TAGS.sub(" ", message)).strip()
+    folded = redact_text(_WHITESPACE.sub(" ", _TAGS.sub(" ", message)).strip())
     return folded if len(folded) <= _MESSAGE_LIMIT else folded[: _MESSAGE_LIMIT - 1] + "…"
 
 
@@ -187,8 +196,9 @@ def _from_undecodable_body(exc: BaseException) -> RouterError:
     body, where = "", ""
     if isinstance(cause, json.JSONDecodeError):
         body, where = cause.doc, f" at character {cause.pos}"
-    start = body.lstrip()[:40]
-    if start.startswith(("{", "[")):
+    body = body.lstrip()
+    start = redacted_prefix(body, 40)  # shown; the body itself decides what kind of reply it was
+    if body.startswith(("{", "[")):
         return ProviderTransientError(
             f"Vertex AI's reply was cut off: invalid JSON{where} of {len(body)} characters "
             f"starting {start!r}",
@@ -204,6 +214,27 @@ def _from_undecodable_body(exc: BaseException) -> RouterError:
     )
 
 
+def _raised_reading_reply(exc: BaseException) -> bool:
+    """Whether google-genai raised ``exc`` in one of its reply converters."""
+    trace = exc.__traceback__
+    while trace is not None:
+        name = trace.tb_frame.f_code.co_name
+        if name == "_from_response" or name.endswith(("_from_vertex", "_from_mldev")):
+            return True
+        trace = trace.tb_next
+    return False
+
+
+def _unreadable_reply(exc: BaseException) -> ResponseParseError:
+    detail = _readable(str(exc).partition("\n")[0]) or type(exc).__name__
+    return ResponseParseError(
+        f"Vertex AI's reply does not have the shape of a response ({type(exc).__name__}: {detail})",
+        vendor="vertex",
+        status_code=200,
+        reason="unparseable_response",
+    )
+
+
 def translate_error(exc: BaseException) -> RouterError | None:
     """The router error for an exception raised inside a google-genai call, or None."""
     from google.auth import exceptions as auth_errors
@@ -213,6 +244,8 @@ def translate_error(exc: BaseException) -> RouterError | None:
         return _from_api_error(exc)
     if isinstance(exc, genai_errors.UnknownApiResponseError | json.JSONDecodeError):
         return _from_undecodable_body(exc)
+    if isinstance(exc, _SHAPE_ERRORS) and _raised_reading_reply(exc):
+        return _unreadable_reply(exc)
     if isinstance(exc, auth_errors.DefaultCredentialsError):
         return ConfigurationError(
             f"Vertex AI found no Google credentials: {CREDENTIALS_HELP}",

@@ -57,6 +57,21 @@ class VertexGrounding:
         return {name: getattr(self, name) for name in SourceCounts._fields}
 
 
+# A reply decides its own key names: the warning shows a bounded list of bounded names.
+_SHOWN_KEYS = 30
+_SHOWN_KEY_CHARS = 60
+
+
+def _shown_keys(keys: dict[str, None]) -> list[str]:
+    shown = [
+        key if len(key) <= _SHOWN_KEY_CHARS else f"{key[:_SHOWN_KEY_CHARS]}…"
+        for key in sorted(keys)[:_SHOWN_KEYS]
+    ]
+    if len(keys) > _SHOWN_KEYS:
+        shown.append(f"… {len(keys) - _SHOWN_KEYS} more")
+    return shown
+
+
 def grounding_evidence(
     candidates: list[dict[str, Any]], citation_count: int, counts: SourceCounts
 ) -> VertexGrounding:
@@ -98,7 +113,7 @@ def grounding_evidence(
     if tool_calls and not citation_count:
         warning = (
             f"[CITATIONS] Vertex: {tool_calls} tool calls but 0 citations extracted. "
-            f"Grounding metadata keys found: {sorted(keys)}"
+            f"Grounding metadata keys found: {_shown_keys(keys)}"
         )
     return VertexGrounding(
         web_search_queries=tuple(queries),

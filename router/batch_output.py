@@ -105,7 +105,9 @@ class ResultWriter:
 
     def write_line(self, line: str) -> None:
         """Write an already serialised row (from a worker process)."""
-        self._handle.write(line.encode("utf-8") + b"\n")
+        # A lone surrogate (from a provider's "\ud800" escape) cannot be UTF-8: written as the
+        # JSON escape it came as. JSON text holds non-ASCII only inside strings, so it is valid.
+        self._handle.write(line.encode("utf-8", "backslashreplace") + b"\n")
         self._handle.flush()
         self.rows_written += 1
 

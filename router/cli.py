@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
 from router import __version__
 from router.commands import als, batch, demo, route
 from router.commands import emulator as emulator_command
+from router.commands.display import show_warning
 from router.commands.exit_codes import ExitCode
 from router.logging import configure_logging
 from router.settings import RouterSettings
@@ -59,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    # Warnings of the SDKs can quote provider values (google-genai's unknown enum values).
+    warnings.showwarning = show_warning
     try:
         args.settings = RouterSettings()
     except ValueError as exc:

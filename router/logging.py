@@ -32,10 +32,15 @@ __all__ = [
     "grounding_debug_enabled",
     "redact_secrets",
     "redact_text",
+    "redacted_prefix",
     "register_secret",
 ]
 
 REDACTED = "[REDACTED]"
+
+# A secret that starts within the part of a text that is shown lies wholly inside this much more
+# of it (API keys and tokens are a few hundred characters at most), so redaction sees all of it.
+_SECRET_WINDOW = 1_024
 
 # A log field longer than this is cut: a 20 MB provider reply must not become a 20 MB log line.
 MAX_LOG_FIELD_CHARS = 2_000
@@ -127,6 +132,14 @@ def redact_text(text: str) -> str:
     for secret_shape, replacement in _SECRET_PATTERNS:
         text = secret_shape.sub(replacement, text)
     return text
+
+
+def redacted_prefix(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text`` with secrets removed before the cut.
+
+    Cutting first could leave the head of a secret that redaction no longer recognises.
+    """
+    return redact_text(text[: limit + _SECRET_WINDOW])[:limit]
 
 
 def _redact_value(key: str | None, value: Any, depth: int = 0) -> Any:

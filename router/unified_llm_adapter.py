@@ -20,6 +20,7 @@ import structlog
 from adapters.base import Adapter, AdapterResult
 from router.errors import GroundingRequiredFailedError, RouterError
 from router.logging import grounding_debug, grounding_debug_enabled, register_secret
+from router.lone_surrogates import scrub, scrub_citations, scrub_value
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.types import LLMRequest, LLMResponse, Vendor
@@ -237,13 +238,15 @@ Router = UnifiedLLMAdapter
 def _assemble(
     request: LLMRequest, result: AdapterResult, attempts: int, started: float
 ) -> LLMResponse:
-    metadata: dict[str, Any] = dict(result.metadata)
+    # Provider text may hold lone surrogates (JSON escapes); the response must stay writable.
+    citations = scrub_citations(result.citations)
+    metadata: dict[str, Any] = scrub_value(dict(result.metadata))
     metadata.update(
-        citations=result.citations,
+        citations=citations,
         grounded_effective=result.grounded_effective,
         two_step=bool(result.metadata.get("two_step", False)),
         tool_call_count=result.tool_call_count,
-        warnings=list(result.warnings),
+        warnings=[scrub(warning) for warning in result.warnings],
     )
     if request.metadata:
         metadata["request_metadata"] = request.metadata
@@ -251,14 +254,16 @@ def _assemble(
         request_id=request.request_id,
         vendor=request.vendor,
         model=request.model,
-        model_version=result.model_version,
-        content=result.content,
-        parsed=result.parsed,
+        model_version=scrub(result.model_version) if result.model_version else None,
+        content=scrub(result.content),
+        parsed=scrub_value(result.parsed),
         grounded_effective=result.grounded_effective,
         tool_call_count=result.tool_call_count,
-        web_search_queries=result.web_search_queries,
-        citations=result.citations,
-        search_entry_point=result.search_entry_point,
+        web_search_queries=[scrub(query) for query in result.web_search_queries],
+        citations=citations,
+        search_entry_point=(
+            scrub(result.search_entry_point) if result.search_entry_point else None
+        ),
         usage=result.usage,
         latency_ms=(time.perf_counter() - started) * 1000.0,
         attempts=attempts,

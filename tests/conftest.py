@@ -1,4 +1,4 @@
-"""Shared fixtures: an environment with no real provider credentials, and test settings."""
+"""Shared fixtures: an environment with sentinel credentials only, the secret watch, settings."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import structlog
 from hypothesis import settings as hypothesis_settings
 
 from router.settings import RouterSettings
+from support.secret_watch import SENTINEL_ENVIRONMENT, SecretWatch
 
 # Real credentials on a developer machine must never reach a test, and the SDKs change branch
 # on these variables (sdk-notes: GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, ...).
@@ -18,6 +19,9 @@ _PROVIDER_ENV_PREFIXES = ("OPENAI_", "GOOGLE_", "GEMINI_", "GROUNDING_ROUTER_", 
 for _name in list(os.environ):
     if _name.startswith(_PROVIDER_ENV_PREFIXES) or _name == "DEBUG_GROUNDING":
         del os.environ[_name]
+# Sentinel credentials instead, for the whole run: any test that builds settings from the
+# environment holds them, and the secret watch fails every test that lets one out.
+os.environ.update(SENTINEL_ENVIRONMENT)
 
 
 # Property tests explore a fixed sequence of examples, so CI is repeatable and a failure
@@ -25,6 +29,10 @@ for _name in list(os.environ):
 hypothesis_settings.register_profile("repeatable", derandomize=True, database=None)
 hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SecretWatch(), "secret-watch")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

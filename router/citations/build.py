@@ -9,8 +9,6 @@ kept citation once, and copies ``raw`` only for the citations that survive the m
 
 from __future__ import annotations
 
-import base64
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,6 +16,7 @@ import structlog
 
 from router.citations.derive import Derived, derive
 from router.citations.domains import looks_like_domain
+from router.citations.raw import jsonable_raw
 from router.citations.text import SNIPPET_LIMIT, TITLE_LIMIT, sanitize_text
 from router.citations.urls import dedup_key
 from router.logging import grounding_debug_enabled
@@ -34,46 +33,10 @@ __all__ = [
 
 _log = structlog.get_logger(__name__)
 
-_MAX_RAW_DEPTH = 32
-_PLAIN_JSON = frozenset({str, int, bool, type(None)})
-
-
-def _jsonable(value: Any, depth: int = 0) -> Any:
-    """A JSON-able deep copy of a provider value (SDK models are dumped, odd values stringified)."""
-    if type(value) is dict and depth < _MAX_RAW_DEPTH:
-        # The common case, a parsed JSON object: copy it, then replace what is not a plain value.
-        copied = value.copy()
-        for key, item in value.items():
-            if type(key) is not str:
-                return _jsonable_mapping(value, depth)
-            if type(item) not in _PLAIN_JSON:
-                copied[key] = _jsonable(item, depth + 1)
-        return copied
-    if value is None or isinstance(value, str | bool | int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if depth >= _MAX_RAW_DEPTH:
-        return repr(value)
-    if isinstance(value, Mapping):
-        return _jsonable_mapping(value, depth)
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_jsonable(item, depth + 1) for item in value]
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    model_dump = getattr(value, "model_dump", None)
-    if callable(model_dump):
-        return _jsonable(model_dump(mode="json", exclude_none=True), depth + 1)
-    return str(value)
-
-
-def _jsonable_mapping(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
-    return {str(key): _jsonable(item, depth + 1) for key, item in value.items()}
-
 
 def _raw_copy(raw: Mapping[str, Any] | None, only_redirect: bool) -> dict[str, Any]:
     """``raw`` as a JSON-able copy of its own, flagged when only a redirect was known."""
-    copied: dict[str, Any] = _jsonable(raw) if raw else {}
+    copied: dict[str, Any] = jsonable_raw(raw) if raw else {}
     if only_redirect:
         copied["redirect"] = True
     return copied

@@ -27,6 +27,8 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 # names that serve web pages), separated by single dots.
 _ASCII_HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\Z")
 _MAX_HOST_LENGTH = 253
+# Longer authorities are refused before the caches see them (a cache entry keeps its key alive).
+_MAX_AUTHORITY_CHARS = 1_024
 _CACHE_SIZE = 16_384
 
 
@@ -120,6 +122,8 @@ def host_of(url_or_host: str) -> str | None:
         if cut >= 0:
             text = text[:cut]
     text = text.rpartition("@")[2]
+    if len(text) > _MAX_AUTHORITY_CHARS:
+        return None
     if text.count(":") > 1 and not text.startswith("["):
         text = f"[{text}]"  # a bare IPv6 address
     found = authority_and_host(text, "")

@@ -119,7 +119,10 @@ def run(args: argparse.Namespace) -> int:
         if code != ExitCode.OK:
             return code
     if args.json:
-        print(json.dumps(report.to_dict(top=args.top), indent=2, ensure_ascii=False))
+        from router.commands.display import json_for_terminal
+
+        text = json.dumps(report.to_dict(top=args.top), indent=2, ensure_ascii=False)
+        print(json_for_terminal(text))
     else:
         from als.table import print_report
 

@@ -3,17 +3,23 @@
 Titles, snippets and answers come from the web: they can carry ANSI/OSC escape sequences
 (colours, cursor moves, terminal hyperlinks, window titles) and rich markup. Everything printed
 goes through :func:`terminal_safe` and is handed to rich as plain ``Text``, never as markup.
+JSON printed for programs goes through :func:`json_for_terminal`, which escapes what JSON
+itself leaves raw; warnings, which can quote provider values (google-genai's do), through
+:func:`show_warning`.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from typing import TextIO
 
-__all__ = ["terminal_safe"]
+__all__ = ["WARNING_CHARS", "json_for_terminal", "show_warning", "terminal_safe"]
 
 # ESC-introduced sequences (CSI, OSC up to BEL or ST, DCS/SOS/PM/APC strings, two-byte escapes),
-# their 8-bit C1 forms, then any other C0/C1 control except newline and tab, and the Unicode
-# bidirectional overrides that can make text read differently from what it is.
+# their 8-bit C1 forms, then any other C0/C1 control except newline and tab, the Unicode
+# bidirectional overrides that can make text read differently from what it is, and lone
+# surrogates, which cannot be written at all.
 _ESCAPE_SEQUENCES = re.compile(
     r"""
     \x1b\[[0-?]*[ -/]*[@-~]            # CSI ... final byte
@@ -25,7 +31,13 @@ _ESCAPE_SEQUENCES = re.compile(
   """,
     re.VERBOSE,
 )
-_OTHER_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_OTHER_CONTROLS = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+# What JSON leaves raw inside strings that a terminal may still act on (C0 controls are already
+# escaped by every JSON encoder); escaping it keeps the JSON valid and its values exact.
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+WARNING_CHARS = 500
 
 
 def terminal_safe(text: str | None, *, single_line: bool = False) -> str:
@@ -36,3 +48,25 @@ def terminal_safe(text: str | None, *, single_line: bool = False) -> str:
     if single_line:
         cleaned = " ".join(cleaned.split())
     return cleaned
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text with C1 controls, bidirectional controls and lone surrogates escaped."""
+    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def show_warning(  # noqa: PLR0917 - the signature warnings.showwarning calls
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """``warnings.showwarning`` for the CLI: one safe, bounded line per warning."""
+    del line
+    text = terminal_safe(str(message), single_line=True)
+    if len(text) > WARNING_CHARS:
+        text = text[: WARNING_CHARS - 1] + "…"
+    where = terminal_safe(f"{filename}:{lineno}", single_line=True)
+    print(f"{where}: {category.__name__}: {text}", file=file or sys.stderr)

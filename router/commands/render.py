@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from router.commands.display import terminal_safe
+from router.commands.display import json_for_terminal, terminal_safe
 from router.errors import RouterError
 from router.types import LLMResponse
 
@@ -15,7 +15,7 @@ __all__ = ["citations_table", "print_error", "print_response"]
 def print_response(response: LLMResponse, *, as_json: bool = False) -> None:
     """Print the answer, grounding evidence and citations (or the whole response as JSON)."""
     if as_json:
-        print(response.model_dump_json(indent=2))
+        print(json_for_terminal(response.model_dump_json(indent=2)))
         return
     from rich.console import Console
     from rich.text import Text
@@ -23,8 +23,9 @@ def print_response(response: LLMResponse, *, as_json: bool = False) -> None:
     console = Console(highlight=False)
     console.print(Text(terminal_safe(response.content)))
     console.print()
+    model = terminal_safe(response.model, single_line=True)
     evidence = (
-        f"{response.vendor} {response.model} · grounded: {response.grounded_effective} · "
+        f"{response.vendor} {model} · grounded: {response.grounded_effective} · "
         f"tool calls: {response.tool_call_count} · citations: {len(response.citations)} · "
         f"attempts: {response.attempts} · {response.latency_ms:.0f} ms"
     )

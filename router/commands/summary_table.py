@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from router.batch_stats import BatchSummary
+from router.commands.display import terminal_safe
 
 __all__ = ["print_summary"]
 
@@ -19,8 +20,9 @@ def print_summary(summary: BatchSummary) -> None:
     """Print counts by outcome, grounding and citation rates, latency and top domains."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    console = Console()
+    console = Console(highlight=False)
     title = "batch summary (interrupted)" if summary.interrupted else "batch summary"
     table = Table(title=title, show_header=False, title_justify="left")
     table.add_column("what")
@@ -47,7 +49,8 @@ def print_summary(summary: BatchSummary) -> None:
         domains.add_column("domain")
         domains.add_column("citations", justify="right")
         for domain, count in summary.top_domains:
-            domains.add_row(domain, str(count))
+            # Domains come from provider replies: printed as text, never as rich markup.
+            domains.add_row(Text(terminal_safe(domain, single_line=True)), str(count))
         console.print(domains)
 
 

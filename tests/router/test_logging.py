@@ -14,6 +14,7 @@ from router.logging import (
     grounding_debug,
     grounding_debug_enabled,
     redact_secrets,
+    redacted_prefix,
     register_secret,
 )
 
@@ -78,3 +79,13 @@ def test_grounding_debug_is_scoped() -> None:
     with grounding_debug(True):
         assert grounding_debug_enabled()
     assert not grounding_debug_enabled()
+
+
+def test_redacted_prefix_removes_a_secret_the_cut_would_split() -> None:
+    """A secret that starts inside the shown prefix is redacted before the text is cut."""
+    secret = "plain-registered-secret-0042"
+    register_secret(secret)
+    text = f"proxy echo: {secret} and then a long tail"
+    shown = redacted_prefix(text, 20)
+    assert shown == f"proxy echo: {REDACTED}"[:20]
+    assert "plain-re" not in shown

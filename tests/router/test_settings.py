@@ -9,8 +9,9 @@ import pytest
 from router.settings import RouterSettings
 
 
-def test_defaults_without_environment() -> None:
+def test_defaults_without_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """With nothing set, keys are absent and retries and timeouts have documented defaults."""
+    monkeypatch.delenv("OPENAI_API_KEY")
     settings = RouterSettings(_env_file=None)
     assert settings.openai_api_key is None
     assert settings.google_cloud_location == "global"
@@ -36,8 +37,9 @@ def test_customary_and_prefixed_names(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.debug_grounding is True
 
 
-def test_dotenv_file(tmp_path: Path) -> None:
+def test_dotenv_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Values are read from a .env file, and the environment wins over it."""
+    monkeypatch.delenv("OPENAI_API_KEY")
     env_file = tmp_path / ".env"
     env_file.write_text("OPENAI_API_KEY=sk-from-dotenv-0123456789\nGROUNDING_ROUTER_TIMEOUT_S=7\n")
     settings = RouterSettings(_env_file=env_file)
@@ -48,7 +50,9 @@ def test_dotenv_file(tmp_path: Path) -> None:
 
 def test_secrets_are_hidden_in_repr() -> None:
     """Printing settings never shows a key."""
-    settings = RouterSettings(_env_file=None, openai_api_key="sk-secret-value-0123456789")
+    settings = RouterSettings(
+        _env_file=None, openai_api_key="sk-secret-value-0123456789", vertex_access_token=None
+    )
     assert "sk-secret-value" not in repr(settings)
     assert "sk-secret-value" not in str(settings.model_dump())
     assert settings.secret_values() == ["sk-secret-value-0123456789"]

@@ -216,7 +216,7 @@ def test_missing_key_fails_before_any_call(
     ask: Ask,
 ) -> None:
     """No API key is a configuration error naming OPENAI_API_KEY; nothing is sent."""
-    settings = make_settings(openai_base_url=emulator.openai_base_url)
+    settings = make_settings(openai_api_key=None, openai_base_url=emulator.openai_base_url)
     with pytest.raises(ConfigurationError) as caught:
         adapter.complete(ask(), settings)
     assert caught.value.setting == "OPENAI_API_KEY"

@@ -1,0 +1,200 @@
+"""Sentinel secrets for the whole test run, and the watch that fails any test leaking them.
+
+``SENTINEL_ENVIRONMENT`` is put into ``os.environ`` by ``tests/conftest.py`` before any test
+runs, so every test that builds ``RouterSettings`` from the environment holds the sentinel API
+key and Vertex token (and base URLs on a closed loopback port, so such settings never reach a
+real provider). The OpenAI sentinel has the shape of a key; the Vertex one has no secret shape,
+so only the exact-value redaction can catch it.
+
+:class:`SecretWatch` is a pytest plugin. For every test phase it looks for the sentinels in:
+captured output and log sections, the failure text, output read through ``capsys``/``capfd``,
+every ``RouterError`` created (its message, fields, ``to_dict()`` and attached response), every
+``LLMResponse`` the router returns and every batch output row written. A phase that leaks
+fails, and the session's exit status says so. :func:`sentinel_findings` is the detector, usable
+on its own.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from router.batch_output import ResultWriter
+from router.errors import RouterError
+from router.unified_llm_adapter import UnifiedLLMAdapter
+
+__all__ = [
+    "SENTINELS",
+    "SENTINEL_ENVIRONMENT",
+    "SENTINEL_OPENAI_KEY",
+    "SENTINEL_VERTEX_TOKEN",
+    "SecretWatch",
+    "sentinel_findings",
+]
+
+_OPENAI_CORE = "7c1e0f5a9b3d4e26a8f1"
+_VERTEX_CORE = "4b9e2d7a1c6f0e38d5a2"
+SENTINEL_OPENAI_KEY = f"sk-SENTINEL-{_OPENAI_CORE}"
+SENTINEL_VERTEX_TOKEN = f"vertex-SENTINEL-{_VERTEX_CORE}"
+SENTINELS = (SENTINEL_OPENAI_KEY, SENTINEL_VERTEX_TOKEN)
+# Ten characters from either end of a core count too: a secret cut short, or masked the way
+# OpenAI masks keys in its 401 messages (prefix and last characters kept), still leaks.
+_MARKERS = (
+    *SENTINELS,
+    *(end for core in (_OPENAI_CORE, _VERTEX_CORE) for end in (core[:10], core[-10:])),
+)
+_BYTE_MARKERS = tuple(marker.encode() for marker in _MARKERS)
+
+SENTINEL_ENVIRONMENT = {
+    "OPENAI_API_KEY": SENTINEL_OPENAI_KEY,
+    "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN": SENTINEL_VERTEX_TOKEN,
+    "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+    "GROUNDING_ROUTER_VERTEX_BASE_URL": "http://127.0.0.1:9",
+}
+
+_MAX_DEPTH = 40
+
+
+def sentinel_findings(value: object, where: str = "value") -> list[str]:
+    """Where a sentinel secret occurs inside ``value``: strings, bytes, containers, pydantic
+    models, exceptions (message, args, fields, ``to_dict()``) and files (their bytes)."""
+    return list(_walk(value, where, 0, set()))
+
+
+def _walk(value: object, where: str, depth: int, seen: set[int]) -> Iterator[str]:
+    if isinstance(value, str):
+        if any(marker in value for marker in _MARKERS):
+            yield where
+        return
+    if isinstance(value, bytes | bytearray):
+        if any(marker in value for marker in _BYTE_MARKERS):
+            yield where
+        return
+    if depth > _MAX_DEPTH or id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, Path):
+        if value.is_file():
+            yield from _walk(value.read_bytes(), f"{where} (file {value.name})", depth + 1, seen)
+        return
+    if isinstance(value, BaseException):
+        yield from _walk_exception(value, where, depth, seen)
+    elif isinstance(value, BaseModel):
+        yield from _walk(value.model_dump(), where, depth + 1, seen)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _walk(key, f"{where} key", depth + 1, seen)
+            yield from _walk(item, f"{where}[{key!r}]", depth + 1, seen)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for index, item in enumerate(value):
+            yield from _walk(item, f"{where}[{index}]", depth + 1, seen)
+
+
+def _walk_exception(error: BaseException, where: str, depth: int, seen: set[int]) -> Iterator[str]:
+    name = type(error).__name__
+    yield from _walk(str(error), f"{where} str({name})", depth + 1, seen)
+    yield from _walk(repr(error), f"{where} repr({name})", depth + 1, seen)
+    yield from _walk(error.args, f"{where} {name}.args", depth + 1, seen)
+    yield from _walk(dict(vars(error)), f"{where} {name} fields", depth + 1, seen)
+    to_dict = getattr(error, "to_dict", None)
+    if callable(to_dict):
+        yield from _walk(to_dict(), f"{where} {name}.to_dict()", depth + 1, seen)
+
+
+class SecretWatch:
+    """The pytest plugin described in the module docstring."""
+
+    def __init__(self) -> None:
+        self.leaks: list[str] = []
+        self._findings: list[str] = []
+        self._undo: list[Callable[[], None]] = []
+
+    def observe(self, where: str, value: object) -> None:
+        """Check ``value`` now; a leak fails the test phase that is running."""
+        self._findings.extend(sentinel_findings(value, where))
+
+    # -- the channels ----------------------------------------------------------------------------
+
+    def _wrap(self, owner: type, name: str, after: Callable[..., None]) -> None:
+        original = owner.__dict__[name]
+
+        @functools.wraps(original)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            after(owner, result, *args, **kwargs)
+            return result
+
+        setattr(owner, name, wrapper)
+        self._undo.append(lambda: setattr(owner, name, original))
+
+    def _error_built(
+        self, owner: type, _result: None, error: RouterError, *_: Any, **__: Any
+    ) -> None:
+        # Checked once, when the most derived __init__ has set every field of the error.
+        if owner is next(c for c in type(error).__mro__ if "__init__" in c.__dict__):
+            self.observe("error", error)
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        del config
+        pending: list[type] = [RouterError]
+        while pending:
+            error_class = pending.pop()
+            pending.extend(error_class.__subclasses__())
+            if "__init__" in error_class.__dict__:
+                self._wrap(error_class, "__init__", self._error_built)
+        self._wrap(
+            UnifiedLLMAdapter,
+            "_finish",
+            lambda _owner, response, *_a, **_k: self.observe("LLMResponse", response),
+        )
+        self._wrap(
+            ResultWriter,
+            "write_line",
+            lambda _owner, _result, _writer, line: self.observe("batch output row", line),
+        )
+        self._wrap(
+            pytest.CaptureFixture,
+            "readouterr",
+            lambda _owner, captured, _fixture: self.observe("output read by the test", captured),
+        )
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        del config
+        while self._undo:
+            self._undo.pop()()
+
+    # -- the check -------------------------------------------------------------------------------
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Iterator[None]:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+        findings, self._findings = self._findings, []
+        for title, text in report.sections:
+            findings.extend(sentinel_findings(text, title))
+        if report.longrepr is not None:
+            findings.extend(sentinel_findings(str(report.longrepr), "failure report"))
+        if not findings:
+            return
+        unique = list(dict.fromkeys(findings))
+        self.leaks.extend(f"{item.nodeid} ({call.when}): {finding}" for finding in unique)
+        if not report.failed:
+            report.outcome = "failed"
+            report.longrepr = "a sentinel secret leaked into: " + "; ".join(unique)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.leaks:
+            terminalreporter.section("sentinel secrets leaked", red=True)
+            for leak in self.leaks:
+                terminalreporter.line(leak)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.leaks and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED

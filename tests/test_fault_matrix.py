@@ -1,0 +1,145 @@
+"""The fault matrix: every emulator fault x both vendors x AUTO/REQUIRED x route()/aroute().
+
+Each cell of ``tests/data/fault_matrix.json`` states its outcome: an answer after N provider
+calls (grounded or not, with citations or not), or exactly one ``RouterError`` subclass with its
+reason, status code and the number of calls made. Transient faults appear twice: on every
+attempt (retries run out) and as ``*N`` (the call recovers). The retry layer's sleeps are
+recorded instead of waited; ``hang`` cells end at the request's short timeout, and
+pytest-timeout fails any cell that hangs past it. Nothing outside the ``RouterError`` tree may
+escape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router.emulator import FAULT_KINDS, Emulator, FaultSpec
+from router.errors import GroundingValidationError, ProviderError, RouterError
+from router.types import LLMResponse
+from router.unified_llm_adapter import UnifiedLLMAdapter
+from support.citations import citation_problems
+from support.emulated import VENDORS, emulator_settings, grounded_request
+
+MATRIX: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "fault_matrix.json").read_text(encoding="utf-8")
+)
+CELLS: list[dict[str, Any]] = MATRIX["cells"]
+MODES = ("AUTO", "REQUIRED")
+CALLS = ("route", "aroute")
+TRANSIENT_KINDS = ("429", "500", "503", "hang", "drop", "truncate", "html")
+
+
+def _cell_id(cell: dict[str, Any]) -> str:
+    return f"{cell['fault']}-{cell['vendor']}-{cell['mode']}"
+
+
+class Sleeps:
+    """The retry layer's waits, recorded instead of slept."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+    async def asleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest.fixture(scope="module")
+def router(emulator: Emulator, sleeps: Sleeps) -> Iterator[UnifiedLLMAdapter]:
+    settings = emulator_settings(emulator, **MATRIX["settings"])
+    with UnifiedLLMAdapter(settings, sleep=sleeps, async_sleep=sleeps.asleep) as built:
+        yield built
+
+
+def test_matrix_covers_every_fault_vendor_and_mode() -> None:
+    """Every fault kind appears for both vendors and both modes; transient ones also recover."""
+    cells = {(FaultSpec.parse(c["fault"]).kind, c["vendor"], c["mode"]) for c in CELLS}
+    assert cells == set(product(FAULT_KINDS, VENDORS, MODES))
+    recovering = {FaultSpec.parse(c["fault"]).kind for c in CELLS if "*" in c["fault"]}
+    assert recovering == set(TRANSIENT_KINDS)
+    assert len({(_cell_id(c)) for c in CELLS}) == len(CELLS)
+
+
+def _outcome(call: Callable[[], LLMResponse]) -> LLMResponse | RouterError:
+    try:
+        return call()
+    except RouterError as error:
+        return error
+    except Exception as exc:  # the point of the matrix: nothing else may leave route()
+        pytest.fail(f"{type(exc).__name__} escaped the router: {exc}")
+
+
+def _observed(outcome: LLMResponse | RouterError, calls_made: int) -> dict[str, Any]:
+    if isinstance(outcome, LLMResponse):
+        assert outcome.attempts == calls_made
+        for citation in outcome.citations:
+            assert citation_problems(citation, outcome.content) == []
+        return {
+            "answer": True,
+            "attempts": calls_made,
+            "grounded": outcome.grounded_effective,
+            "cited": bool(outcome.citations),
+        }
+    if isinstance(outcome, ProviderError):
+        assert outcome.attempts == calls_made
+    if isinstance(outcome, GroundingValidationError):
+        assert outcome.response is not None
+        assert outcome.response.attempts == calls_made
+    return {
+        "error": type(outcome).__name__,
+        "reason": outcome.reason,
+        "status_code": outcome.status_code,
+        "attempts": calls_made,
+    }
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("cell", CELLS, ids=[_cell_id(cell) for cell in CELLS])
+def test_fault_cell(
+    cell: dict[str, Any],
+    call: str,
+    router: UnifiedLLMAdapter,
+    emulator: Emulator,
+    sleeps: Sleeps,
+) -> None:
+    """The cell's fault ends exactly as the table says, through route() and aroute() alike."""
+    # A question of its own per cell and call: *N faults count attempts per identical request.
+    question = (
+        f"Which river runs through {_cell_id(cell)} ({call})? [[emulator:fault={cell['fault']}]]"
+    )
+    request = grounded_request(
+        cell["vendor"], question, mode=cell["mode"], **cell.get("request", {})
+    )
+    emulator.clear_requests()
+    sleeps.waits.clear()
+    if call == "route":
+        outcome = _outcome(lambda: router.route(request))
+    else:
+        outcome = _outcome(lambda: asyncio.run(router.aroute(request)))
+    expected = dict(cell["expected"])
+    waits = expected.pop("waits", None)
+    assert _observed(outcome, len(emulator.requests)) == expected
+    assert len(sleeps.waits) == expected["attempts"] - 1
+    if waits is not None:
+        assert sleeps.waits == waits
