@@ -71,6 +71,25 @@ def test_fault_table_covers_every_kind() -> None:
     assert [row["kind"].split(":")[0] for row in FAULTS] == list(FAULT_KINDS)
 
 
+def test_wire_request_is_what_responses_create_sends(
+    adapter: OpenAIAdapter, settings: RouterSettings, emulator: Emulator, ask: Ask
+) -> None:
+    """The adapter's prepared-body call puts the same request on the wire as responses.create."""
+    from openai import OpenAI
+
+    from adapters.openai_request import build_response_params
+
+    request = ask(grounded=True, grounding_mode="REQUIRED", json_schema=SCHEMA)
+    adapter.complete(request, settings)
+    client = OpenAI(api_key="sk-test-wire", base_url=emulator.openai_base_url, max_retries=0)
+    client.responses.create(**build_response_params(request))
+    client.close()
+    via_adapter, via_sdk = emulator.requests
+    assert via_adapter.path == via_sdk.path == "/v1/responses"
+    assert via_adapter.json == via_sdk.json
+    assert via_adapter.headers["content-type"] == via_sdk.headers["content-type"]
+
+
 def test_request_body_for_required_grounding(
     adapter: OpenAIAdapter, settings: RouterSettings, emulator: Emulator, ask: Ask
 ) -> None:
