@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from router.emulator import Emulator
 from router.errors import RouterError
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import VENDORS, emulator_settings, grounded_request
+from support.emulator_process import EmulatorAddresses, emulator_process
 
 ROUTES = 1_000
 LOOP_BATCH = 50
@@ -84,13 +84,14 @@ def run(router: UnifiedLLMAdapter, batch: list[dict[str, Any]]) -> tuple[int, in
 
 
 @pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
+def emulator() -> Iterator[EmulatorAddresses]:
+    """In a child process, so the counts below are the client's own descriptors and threads."""
+    with emulator_process() as running:
         yield running
 
 
 @pytest.fixture
-def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
+def router(emulator: EmulatorAddresses) -> Iterator[UnifiedLLMAdapter]:
     settings = emulator_settings(emulator, max_attempts=1, timeout_s=10)
     with UnifiedLLMAdapter(settings) as built:
         yield built

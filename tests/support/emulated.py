@@ -7,18 +7,27 @@ that no credential leaks.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from router.emulator import Emulator
 from router.settings import RouterSettings
 
-__all__ = ["MODELS", "VENDORS", "emulator_settings", "grounded_request"]
+__all__ = ["MODELS", "VENDORS", "Endpoints", "emulator_settings", "grounded_request"]
 
 VENDORS = ("openai", "vertex")
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 
 
-def emulator_settings(emulator: Emulator, **overrides: Any) -> RouterSettings:
+class Endpoints(Protocol):
+    """A running emulator's addresses: an in-process ``Emulator`` or a child process's."""
+
+    @property
+    def openai_base_url(self) -> str: ...
+
+    @property
+    def vertex_base_url(self) -> str: ...
+
+
+def emulator_settings(emulator: Endpoints, **overrides: Any) -> RouterSettings:
     """Settings that point both SDKs at ``emulator``; keys from the environment, no .env."""
     options: dict[str, Any] = {
         "openai_base_url": emulator.openai_base_url,
