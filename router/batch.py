@@ -72,6 +72,8 @@ async def arun_batch(
     ``concurrency`` requests are in flight at once (over all workers); ``max_rps`` caps the
     request rate per vendor. ``workers`` > 1 spreads the calls over that many processes, each
     with its own router built from ``settings`` (an injected ``router`` cannot cross processes).
+    Workers are spawned, and a spawned process re-imports the calling script: a script that
+    uses ``workers`` must call ``run_batch`` under ``if __name__ == "__main__":``.
     An existing, non-empty output file is an error unless ``resume`` (continue it) or
     ``overwrite`` (start over) says what to do with it.
     """
