@@ -1,15 +1,17 @@
-"""Shared fixtures: an environment with sentinel credentials only, the secret watch, settings."""
+"""Shared fixtures: an environment with sentinel credentials only, the secret watch, settings,
+a loopback emulator per test module."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import structlog
 from hypothesis import settings as hypothesis_settings
 
+from router.emulator import Emulator
 from router.settings import RouterSettings
 from support.secret_watch import SENTINEL_ENVIRONMENT, SecretWatch
 
@@ -66,3 +68,10 @@ def _fresh_structlog() -> Any:
     """Undo any structlog configuration a test (e.g. an in-process CLI run) made."""
     yield
     structlog.reset_defaults()
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    """One running emulator per test module; modules that need a fresh one per test override it."""
+    with Emulator() as running:
+        yield running

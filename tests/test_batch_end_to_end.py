@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,6 @@ from router.emulated import EMULATOR_API_KEY, EMULATOR_TOKEN, emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:

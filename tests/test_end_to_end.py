@@ -23,32 +23,14 @@ from router import (
 )
 from router.emulated import emulated_settings
 from router.emulator import Emulator
+from support.sleeps import RecordedSleeps
 
 VENDORS = ["openai", "vertex"]
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
-
-
 def settings_for(emulator: Emulator, **overrides: Any) -> RouterSettings:
     return emulated_settings(emulator, timeout_s=10, **overrides)
-
-
-class RecordedSleeps:
-    """The retry layer's sleep, recording instead of waiting."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-
-    async def asleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from router.types import LLMResponse
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.emulated import VENDORS, emulator_settings, grounded_request
+from support.sleeps import RecordedSleeps
 
 MATRIX: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "fault_matrix.json").read_text(encoding="utf-8")
@@ -40,32 +41,13 @@ def _cell_id(cell: dict[str, Any]) -> str:
     return f"{cell['fault']}-{cell['vendor']}-{cell['mode']}"
 
 
-class Sleeps:
-    """The retry layer's waits, recorded instead of slept."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-
-    async def asleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
+@pytest.fixture(scope="module")
+def sleeps() -> RecordedSleeps:
+    return RecordedSleeps()
 
 
 @pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def sleeps() -> Sleeps:
-    return Sleeps()
-
-
-@pytest.fixture(scope="module")
-def router(emulator: Emulator, sleeps: Sleeps) -> Iterator[UnifiedLLMAdapter]:
+def router(emulator: Emulator, sleeps: RecordedSleeps) -> Iterator[UnifiedLLMAdapter]:
     settings = emulator_settings(emulator, **MATRIX["settings"])
     with UnifiedLLMAdapter(settings, sleep=sleeps, async_sleep=sleeps.asleep) as built:
         yield built
@@ -121,7 +103,7 @@ def test_fault_cell(
     call: str,
     router: UnifiedLLMAdapter,
     emulator: Emulator,
-    sleeps: Sleeps,
+    sleeps: RecordedSleeps,
 ) -> None:
     """The cell's fault ends exactly as the table says, through route() and aroute() alike."""
     # A question of its own per cell and call: *N faults count attempts per identical request.

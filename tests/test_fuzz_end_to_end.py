@@ -60,12 +60,6 @@ CORPORA = {"openai": _openai_corpus(), "vertex": _vertex_corpus()}
 
 
 @pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
     # One attempt: a retry would be answered by the emulator's own synthesis, not the case.
     with UnifiedLLMAdapter(emulator_settings(emulator, max_attempts=1, timeout_s=10)) as built:

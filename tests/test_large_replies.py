@@ -107,12 +107,6 @@ PEAK_FACTOR = {"answer": 5.0, "sources": 15.0, "chunks": 15.0}
 
 
 @pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
     with UnifiedLLMAdapter(emulator_settings(emulator, max_attempts=1, timeout_s=120)) as built:
         for vendor in ("openai", "vertex"):  # clients and imports exist before any measurement

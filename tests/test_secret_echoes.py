@@ -29,12 +29,6 @@ SECRETS = {"openai": SENTINEL_OPENAI_KEY, "vertex": SENTINEL_VERTEX_TOKEN}
 
 
 @pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
     # One attempt: each row's reply is served once, and a retry would get a normal answer.
     with UnifiedLLMAdapter(emulator_settings(emulator, max_attempts=1)) as built:

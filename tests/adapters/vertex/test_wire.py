@@ -56,12 +56,6 @@ ERROR_KINDS: dict[str, tuple[type[RouterError], str]] = {
 CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
-
-
 @pytest.fixture
 def settings(emulator: Emulator, make_settings: Callable[..., RouterSettings]) -> RouterSettings:
     emulator.clear_requests()

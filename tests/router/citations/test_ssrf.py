@@ -17,7 +17,6 @@ import asyncio
 import json
 import socket
 from asyncio.selector_events import BaseSelectorEventLoop
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -181,12 +180,6 @@ async def test_silent_name_server_is_bounded_by_the_timeout(spy: ConnectionSpy) 
     assert await resolver.resolve("https://silent.ssrf.test/r/x") is None
     assert lookup.asked == ["silent.ssrf.test"]
     assert spy.attempts == []
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as running:
-        yield running
 
 
 def _evidence(response: Any) -> list[tuple[Any, ...]]:
