@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import structlog
 from tenacity import (
@@ -53,31 +53,26 @@ class RetryPolicy:
             jitter=settings.retry_initial_delay_s,
         )
 
+    def _options(self) -> dict[str, Any]:
+        """What the sync and async retry loops share: all but the sleep."""
+        return {
+            "retry": retry_if_exception_type(ProviderTransientError),
+            "stop": self._stop,
+            "wait": self._wait,
+            "before_sleep": self._before_sleep,
+            "after": self._count_attempts,
+            "reraise": True,
+        }
+
     def call(self, attempt: Callable[[], T]) -> tuple[T, int]:
         """Call ``attempt`` until it succeeds or retries run out; return (result, attempts)."""
-        retrying = Retrying(
-            sleep=self._sleep,
-            retry=retry_if_exception_type(ProviderTransientError),
-            stop=self._stop,
-            wait=self._wait,
-            before_sleep=self._before_sleep,
-            after=self._count_attempts,
-            reraise=True,
-        )
+        retrying = Retrying(sleep=self._sleep, **self._options())
         result = retrying(attempt)
         return result, int(retrying.statistics["attempt_number"])
 
     async def acall(self, attempt: Callable[[], Awaitable[T]]) -> tuple[T, int]:
         """The async twin of :meth:`call`."""
-        retrying = AsyncRetrying(
-            sleep=self._async_sleep,
-            retry=retry_if_exception_type(ProviderTransientError),
-            stop=self._stop,
-            wait=self._wait,
-            before_sleep=self._before_sleep,
-            after=self._count_attempts,
-            reraise=True,
-        )
+        retrying = AsyncRetrying(sleep=self._async_sleep, **self._options())
         result: T = await retrying(attempt)
         return result, int(retrying.statistics["attempt_number"])
 
