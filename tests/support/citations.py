@@ -12,7 +12,7 @@ from typing import Any, get_args
 
 from router.types import Citation, SourceType
 
-__all__ = ["CITATION_KEYS", "SNIPPET_LIMIT", "citation_problems"]
+__all__ = ["CITATION_KEYS", "SNIPPET_LIMIT", "citation_problems", "golden_row"]
 
 CITATION_KEYS = frozenset(Citation.__annotations__)
 SNIPPET_LIMIT = 200
@@ -87,3 +87,22 @@ def _span_problems(spans: Any, content: str) -> list[str]:
         elif span["text"] != content[start:end]:
             problems.append(f"span text {span['text']!r:.60} is not content[{start}:{end}]")
     return problems
+
+
+def golden_row(citation: Any, normalized: bool) -> dict[str, Any]:
+    """The fields of ``citation`` an expectation file checks; span counts only when the body's
+    text was rewritten (``normalized``), since its offsets then point into other text."""
+    row: dict[str, Any] = {
+        "rank": citation["rank"],
+        "url": citation["url"],
+        "source_domain": citation["source_domain"],
+        "title": citation["title"],
+        "source_type": citation["source_type"],
+        "cited": citation["cited"],
+        "redirect": bool(citation["raw"].get("redirect")),
+    }
+    if normalized:
+        row["span_count"] = len(citation["spans"])
+    else:
+        row["spans"] = [[span["start"], span["end"], span["text"]] for span in citation["spans"]]
+    return row

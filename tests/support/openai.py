@@ -13,7 +13,6 @@ __all__ = [
     "EXPECTED_DIR",
     "OPENAI_FILES",
     "citation_problems",
-    "is_normalized",
     "sdk_object",
 ]
 
@@ -27,11 +26,6 @@ def _is_openai(path: Path) -> bool:
 
 OPENAI_FILES: list[Path] = [path for path in recorded_files() if _is_openai(path)]
 """Responses bodies (JSON and streams' final state), Chat Completions and OpenRouter bodies."""
-
-
-def is_normalized(path: Path) -> bool:
-    """Whether the recording rewrote the body's text (offsets may not match it)."""
-    return ".normalized." in path.name
 
 
 def sdk_object(body: dict[str, Any]) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "RECORDED_DIR",
+    "is_normalized",
     "load_events",
     "load_final_body",
     "merge_gemini_chunks",
@@ -24,6 +25,11 @@ __all__ = [
 ]
 
 RECORDED_DIR = Path(__file__).resolve().parents[1] / "data" / "recorded"
+
+
+def is_normalized(path: Path) -> bool:
+    """Whether the recording project rewrote the body's text: offsets must not be checked then."""
+    return ".normalized." in path.name
 
 
 def recorded_files(*patterns: str) -> list[Path]:

@@ -14,7 +14,6 @@ __all__ = [
     "GENERATE_CONTENT_FILES",
     "INTERACTIONS_FILES",
     "citation_problems",
-    "is_normalized",
 ]
 
 EXPECTED_DIR = RECORDED_DIR.parent / "expected" / "vertex"
@@ -25,11 +24,6 @@ GENERATE_CONTENT_FILES: list[Path] = [
     path for path in recorded_files() if load_final_body(path).get("candidates")
 ]
 INTERACTIONS_FILES: list[Path] = recorded_files("**/gemini_interactions_*")
-
-
-def is_normalized(path: Path) -> bool:
-    """Whether the recording rewrote the body's text (offsets must not be checked then)."""
-    return path.name.endswith(".normalized.json")
 
 
 def citation_problems(citation: Any, content: str) -> list[str]:

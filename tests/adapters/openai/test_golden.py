@@ -15,32 +15,15 @@ import pytest
 
 from adapters.openai_adapter import _extract_openai_citations, extract_openai_grounding
 from adapters.openai_citations import read_openai_reply
-from router.types import Citation
-from support.openai import EXPECTED_DIR, OPENAI_FILES, citation_problems, is_normalized
-from support.recorded import load_final_body
+from support.citations import golden_row
+from support.openai import EXPECTED_DIR, OPENAI_FILES, citation_problems
+from support.recorded import is_normalized, load_final_body
 
 IDS = [path.name for path in OPENAI_FILES]
 RAW_FILES = [path for path in OPENAI_FILES if not is_normalized(path)]
 COUNTS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "openai_recorded_counts.json").read_text("utf-8")
 )
-
-
-def _golden_row(citation: Citation, normalized: bool) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "rank": citation["rank"],
-        "url": citation["url"],
-        "source_domain": citation["source_domain"],
-        "title": citation["title"],
-        "source_type": citation["source_type"],
-        "cited": citation["cited"],
-        "redirect": bool(citation["raw"].get("redirect")),
-    }
-    if normalized:
-        row["span_count"] = len(citation["spans"])
-    else:
-        row["spans"] = [[span["start"], span["end"], span["text"]] for span in citation["spans"]]
-    return row
 
 
 def _annotations(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -70,7 +53,7 @@ def test_golden_citations(path: Path) -> None:
     """The extracted citations are exactly the checked expectation, row for row."""
     expected = json.loads((EXPECTED_DIR / f"{path.name}.json").read_text("utf-8"))
     citations = _extract_openai_citations(load_final_body(path))
-    assert [_golden_row(c, is_normalized(path)) for c in citations] == expected["citations"]
+    assert [golden_row(c, is_normalized(path)) for c in citations] == expected["citations"]
 
 
 @pytest.mark.parametrize("path", OPENAI_FILES, ids=IDS)

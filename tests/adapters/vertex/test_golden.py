@@ -15,13 +15,13 @@ import pytest
 
 from adapters.vertex_adapter import _extract_vertex_citations
 from adapters.vertex_mapping import map_vertex_reply
-from support.recorded import load_final_body
+from support.citations import golden_row
+from support.recorded import is_normalized, load_final_body
 from support.vertex import (
     EXPECTED_DIR,
     GENERATE_CONTENT_FILES,
     INTERACTIONS_FILES,
     citation_problems,
-    is_normalized,
 )
 
 IDS = [path.name for path in GENERATE_CONTENT_FILES]
@@ -29,23 +29,6 @@ RAW_FILES = [path for path in GENERATE_CONTENT_FILES if not is_normalized(path)]
 COUNTS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "vertex_recorded_counts.json").read_text("utf-8")
 )
-
-
-def _golden_row(citation: Any, normalized: bool) -> dict[str, Any]:
-    row = {
-        "rank": citation["rank"],
-        "url": citation["url"],
-        "source_domain": citation["source_domain"],
-        "title": citation["title"],
-        "source_type": citation["source_type"],
-        "cited": citation["cited"],
-        "redirect": bool(citation["raw"].get("redirect")),
-    }
-    if normalized:
-        row["span_count"] = len(citation["spans"])
-    else:
-        row["spans"] = [[span["start"], span["end"], span["text"]] for span in citation["spans"]]
-    return row
 
 
 def test_every_generate_content_body_has_an_expectation() -> None:
@@ -60,7 +43,7 @@ def test_golden_citations(path: Path) -> None:
     """The extracted citations are exactly the checked expectation, row for row."""
     expected = json.loads((EXPECTED_DIR / f"{path.name}.json").read_text("utf-8"))
     citations = _extract_vertex_citations(load_final_body(path))
-    assert [_golden_row(c, is_normalized(path)) for c in citations] == expected["citations"]
+    assert [golden_row(c, is_normalized(path)) for c in citations] == expected["citations"]
 
 
 @pytest.mark.parametrize("path", GENERATE_CONTENT_FILES, ids=IDS)
