@@ -70,16 +70,10 @@ class VertexAdapter:
         client = self._clients.sync_client(settings)
         replies: list[VertexReply] = []
         for step in plan_steps(request):
-            if replies and _reshape_is_pointless(request, replies[0]):
+            if (call := _call_for(request, settings, step, replies)) is None:
                 break
-            answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
             with translated_errors():
-                response = client.models.generate_content(
-                    model=request.model,
-                    contents=build_contents(request, step, answer),
-                    config=build_config(request, step, _call_timeout_ms(request, settings)),
-                )
-                body = reply_body(response)
+                body = reply_body(client.models.generate_content(**call))
             resolver = self._resolver_for(settings)
             resolved = resolver.resolve_many_sync(redirect_uris(body)) if resolver else None
             replies.append(self._mapped(request, step, body, resolved))
@@ -90,16 +84,10 @@ class VertexAdapter:
         client = self._clients.async_client(settings)
         replies: list[VertexReply] = []
         for step in plan_steps(request):
-            if replies and _reshape_is_pointless(request, replies[0]):
+            if (call := _call_for(request, settings, step, replies)) is None:
                 break
-            answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
             with translated_errors():
-                response = await client.models.generate_content(
-                    model=request.model,
-                    contents=build_contents(request, step, answer),
-                    config=build_config(request, step, _call_timeout_ms(request, settings)),
-                )
-                body = reply_body(response)
+                body = reply_body(await client.models.generate_content(**call))
             resolver = self._resolver_for(settings)
             resolved = await resolver.resolve_many(redirect_uris(body)) if resolver else None
             replies.append(self._mapped(request, step, body, resolved))
@@ -146,8 +134,19 @@ class VertexAdapter:
         return reply
 
 
-def _call_timeout_ms(request: LLMRequest, settings: RouterSettings) -> int:
-    return timeout_ms(request.timeout_s or settings.timeout_s)
+def _call_for(
+    request: LLMRequest, settings: RouterSettings, step: Step, replies: list[VertexReply]
+) -> dict[str, Any] | None:
+    """``generate_content``'s arguments for ``step``; None when step 1 makes it pointless."""
+    if replies and _reshape_is_pointless(request, replies[0]):
+        return None
+    answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
+    timeout = timeout_ms(request.timeout_s or settings.timeout_s)
+    return {
+        "model": request.model,
+        "contents": build_contents(request, step, answer),
+        "config": build_config(request, step, timeout),
+    }
 
 
 def _reshape_is_pointless(request: LLMRequest, step1: VertexReply) -> bool:
