@@ -12,23 +12,20 @@ are unchanged; the request on the wire is the same as ``responses.create`` sends
 
 Clients are created lazily and reused, keyed by what shapes them (API key and base URL), so one
 adapter serves any settings from any thread. Async clients belong to the event loop they were
-created on, so they are kept per running loop; ``aclose()`` closes the current loop's clients,
-``close()`` the sync ones and those of loops that are no longer running, and a loop that shuts
-down the way ``asyncio.run`` does closes its own (``adapters.loop_shutdown``).
+created on, so they are kept per running loop (:mod:`adapters.loop_clients`); ``aclose()``
+closes the current loop's clients, ``close()`` the sync ones and those of loops that are no
+longer running, and a loop that shuts down the way ``asyncio.run`` does closes its own.
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 import structlog
 
 from adapters.base import Adapter, AdapterResult
-from adapters.loop_shutdown import at_loop_shutdown
+from adapters.loop_clients import LoopClients
 from adapters.openai_citations import (
     OpenAIGrounding,
     _extract_openai_citations,
@@ -68,10 +65,9 @@ class OpenAIAdapter:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._clients: dict[_ClientKey, OpenAI] = {}
-        self._async_clients: WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[_ClientKey, AsyncOpenAI]
-        ] = WeakKeyDictionary()
-        self._shutdown_hooks: dict[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = {}
+        self._async_clients: LoopClients[_ClientKey, AsyncOpenAI] = LoopClients(
+            _new_async_client, _close_async_client
+        )
 
     def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """Send ``request`` once and map the reply (no retries here)."""
@@ -91,7 +87,7 @@ class OpenAIAdapter:
         """The async twin of :meth:`complete`."""
         key = _client_key(settings)
         params = build_response_params(request)
-        client = self._async_client(key)
+        client = self._async_clients.get(key)
         with translate_openai_errors(secret=key[0]):
             body = await client.post(
                 RESPONSES_PATH,
@@ -102,40 +98,17 @@ class OpenAIAdapter:
         return self._mapped(body, request)
 
     def close(self) -> None:
-        """Close the sync clients, and the async ones of event loops that are not running.
-
-        Inside a running loop (``Router.aclose``) other loops cannot be run, so only clients of
-        closed loops are let go there; ``aclose()`` has closed the running loop's own.
-        """
-        try:
-            asyncio.get_running_loop()
-            can_run_loops = False
-        except RuntimeError:
-            can_run_loops = True
+        """Close the sync clients, and the async ones of event loops that are not running."""
         with self._lock:
             clients = list(self._clients.values())
             self._clients.clear()
-            idle = [
-                loop
-                for loop in self._async_clients
-                if loop.is_closed() or (can_run_loops and not loop.is_running())
-            ]
-            stale = [(loop, self._async_clients.pop(loop)) for loop in idle]
         for client in clients:
             client.close()
-        for loop, async_clients in stale:
-            # A closed loop cannot run the close any more: its sockets went with it.
-            if not loop.is_closed():
-                for async_client in async_clients.values():
-                    loop.run_until_complete(async_client.close())
+        self._async_clients.close_idle()
 
     async def aclose(self) -> None:
         """Close the async clients created on the running event loop."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            clients = self._async_clients.pop(loop, {})
-        for client in clients.values():
-            await client.close()
+        await self._async_clients.aclose()
 
     def _client(self, key: _ClientKey) -> OpenAI:
         with self._lock:
@@ -147,31 +120,6 @@ class OpenAIAdapter:
                 if grounding_debug_enabled():
                     _log.debug("openai_client_created", kind="sync", clients=len(self._clients))
             return client
-
-    def _async_client(self, key: _ClientKey) -> AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            for finished in [each for each in self._async_clients if each.is_closed()]:
-                # Its clients keep the loop alive (their sockets refer to it); let both go.
-                del self._async_clients[finished]
-            for finished in [each for each in self._shutdown_hooks if each.is_closed()]:
-                del self._shutdown_hooks[finished]
-            if loop not in self._shutdown_hooks:
-                self._shutdown_hooks[loop] = at_loop_shutdown(self._close_at_loop_shutdown)
-            clients = self._async_clients.setdefault(loop, {})
-            client = clients.get(key)
-            if client is None:
-                from openai import AsyncOpenAI
-
-                client = clients[key] = AsyncOpenAI(api_key=key[0], base_url=key[1], max_retries=0)
-                if grounding_debug_enabled():
-                    _log.debug("openai_client_created", kind="async", clients=len(clients))
-            return client
-
-    async def _close_at_loop_shutdown(self) -> None:
-        with self._lock:
-            self._shutdown_hooks.pop(asyncio.get_running_loop(), None)
-        await self.aclose()
 
     @staticmethod
     def _mapped(response: Any, request: LLMRequest) -> AdapterResult:
@@ -186,6 +134,19 @@ class OpenAIAdapter:
                 grounded_effective=result.grounded_effective,
             )
         return result
+
+
+def _new_async_client(key: _ClientKey) -> AsyncOpenAI:
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(api_key=key[0], base_url=key[1], max_retries=0)
+    if grounding_debug_enabled():
+        _log.debug("openai_client_created", kind="async")
+    return client
+
+
+async def _close_async_client(client: AsyncOpenAI) -> None:
+    await client.close()
 
 
 def _client_key(settings: RouterSettings) -> _ClientKey:

@@ -10,17 +10,15 @@ refreshed), else Application Default Credentials as Google's SDK finds them, at 
 request. SDK retries are off: ``HttpRetryOptions(attempts=1)``. Async clients run on an httpx2
 client the adapter owns (see ``_new_async_http``); close them with ``aclose()`` on their loop,
 or let the loop close them as it shuts down the way ``asyncio.run`` does
-(``adapters.loop_shutdown``).
+(``adapters.loop_clients``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from adapters.loop_shutdown import at_loop_shutdown
+from adapters.loop_clients import LoopClients
 from router.errors import ConfigurationError
 from router.logging import register_secret
 from router.settings import RouterSettings
@@ -118,18 +116,20 @@ def _new_async_http() -> Any:
     return httpx2.AsyncClient(follow_redirects=True)
 
 
-def _no_running_loop() -> bool:
-    """True when this thread runs no event loop, so an idle one may be run to close clients."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return True
-    return False
-
-
 class _AsyncEntry(NamedTuple):
     client: Client
     http: Any
+
+
+def _new_async_entry(key: _ClientKey) -> _AsyncEntry:
+    http = _new_async_http()
+    return _AsyncEntry(_new_client(key, async_http=http), http)
+
+
+async def _close_async_entry(entry: _AsyncEntry) -> None:
+    await entry.client.aio.aclose()
+    await entry.http.aclose()
+    entry.client.close()
 
 
 class VertexClients:
@@ -138,8 +138,7 @@ class VertexClients:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sync: dict[_ClientKey, Client] = {}
-        self._async: dict[asyncio.AbstractEventLoop, dict[_ClientKey, _AsyncEntry]] = {}
-        self._shutdown_hooks: dict[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = {}
+        self._async = LoopClients(_new_async_entry, _close_async_entry)
 
     def sync_client(self, settings: RouterSettings) -> Client:
         """The client for ``settings``, created on first use."""
@@ -152,54 +151,17 @@ class VertexClients:
 
     def async_client(self, settings: RouterSettings) -> AsyncClient:
         """The async client for ``settings`` on the running event loop, created on first use."""
-        key = _client_key(settings)
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            for finished in [each for each in self._async if each.is_closed()]:
-                # Its sockets went with the loop; nothing can close them any more.
-                del self._async[finished]
-            for finished in [each for each in self._shutdown_hooks if each.is_closed()]:
-                del self._shutdown_hooks[finished]
-            if loop not in self._shutdown_hooks:
-                self._shutdown_hooks[loop] = at_loop_shutdown(self._close_at_loop_shutdown)
-            clients = self._async.setdefault(loop, {})
-            entry = clients.get(key)
-            if entry is None:
-                http = _new_async_http()
-                entry = clients[key] = _AsyncEntry(_new_client(key, async_http=http), http)
-            return entry.client.aio
+        return self._async.get(_client_key(settings)).client.aio
 
     def close(self) -> None:
         """Close the sync clients, and the async ones of loops that are not running."""
         with self._lock:
             clients = list(self._sync.values())
             self._sync.clear()
-            idle = [
-                loop
-                for loop in self._async
-                if loop.is_closed() or (_no_running_loop() and not loop.is_running())
-            ]
-            stale = [(loop, self._async.pop(loop)) for loop in idle]
         for client in clients:
             client.close()
-        for loop, entries in stale:
-            if loop.is_closed():
-                continue  # a closed loop cannot run the close; its sockets went with it
-            for entry in entries.values():
-                entry.client.close()
-                loop.run_until_complete(entry.http.aclose())
-
-    async def _close_at_loop_shutdown(self) -> None:
-        with self._lock:
-            self._shutdown_hooks.pop(asyncio.get_running_loop(), None)
-        await self.aclose()
+        self._async.close_idle()
 
     async def aclose(self) -> None:
         """Close the async clients of the running event loop."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            entries = list(self._async.pop(loop, {}).values())
-        for entry in entries:
-            await entry.client.aio.aclose()
-            await entry.http.aclose()
-            entry.client.close()
+        await self._async.aclose()
