@@ -6,22 +6,30 @@ or ``.env``, so a developer's real credentials never reach an emulated run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import SecretStr
 
 from router.settings import RouterSettings
 
-if TYPE_CHECKING:
-    from router.emulator import Emulator
-
-__all__ = ["EMULATOR_API_KEY", "EMULATOR_TOKEN", "emulated_settings"]
+__all__ = ["EMULATOR_API_KEY", "EMULATOR_TOKEN", "EmulatorEndpoints", "emulated_settings"]
 
 EMULATOR_API_KEY = "sk-emulator-local"
 EMULATOR_TOKEN = "emulator-local-token"
 
 
-def emulated_settings(emulator: Emulator, **overrides: Any) -> RouterSettings:
+class EmulatorEndpoints(Protocol):
+    """Where a running emulator listens: a ``router.emulator.Emulator``, or one in another
+    process known by its addresses."""
+
+    @property
+    def openai_base_url(self) -> str: ...
+
+    @property
+    def vertex_base_url(self) -> str: ...
+
+
+def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
     """Settings for ``emulator``'s two endpoints; ``overrides`` set any other field."""
     fields: dict[str, Any] = {
         "openai_api_key": SecretStr(EMULATOR_API_KEY),

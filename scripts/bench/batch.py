@@ -25,15 +25,18 @@ import asyncio
 import json
 import os
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import SecretStr
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the test suite
+
+from support.emulator_process import EmulatorAddresses, emulator_process  # noqa: E402
 
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 VARIANTS = ("raw", "batch", "workers")
@@ -46,19 +49,11 @@ NAMES = {
 
 
 def settings_for(port: int) -> Any:
-    from router.settings import RouterSettings
+    """Settings for the emulator running in another process on ``port``."""
+    from router.emulated import emulated_settings
 
     base = f"http://127.0.0.1:{port}"
-    return RouterSettings(
-        _env_file=None,  # type: ignore[call-arg]
-        openai_api_key=SecretStr("sk-bench"),
-        openai_base_url=f"{base}/v1",
-        google_cloud_project="bench",
-        google_cloud_location="us-central1",
-        vertex_base_url=base,
-        vertex_access_token=SecretStr("bench-token"),
-        timeout_s=60,
-    )
+    return emulated_settings(EmulatorAddresses(f"{base}/v1", base), timeout_s=60)
 
 
 def write_input(path: Path, vendor: str, count: int) -> None:
@@ -80,6 +75,7 @@ async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
     from adapters.openai_request import build_response_params
     from adapters.vertex_clients import VertexClients
     from adapters.vertex_request import build_config, build_contents, plan_steps
+    from router.emulated import EMULATOR_API_KEY
     from router.types import LLMRequest
 
     settings = settings_for(port)
@@ -88,7 +84,9 @@ async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
     if requests[0].vendor == "openai":
         from openai import AsyncOpenAI
 
-        client = AsyncOpenAI(api_key="sk-bench", base_url=settings.openai_base_url, max_retries=0)
+        client = AsyncOpenAI(
+            api_key=EMULATOR_API_KEY, base_url=settings.openai_base_url, max_retries=0
+        )
 
         async def send(request: LLMRequest) -> None:
             async with gate:
@@ -138,39 +136,6 @@ def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return {"wall_s": wall, "rss_mb": own, "worker_rss_mb": children}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def start_emulator(port: int, latency_ms: float) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "router.cli",
-            "emulator",
-            "--port",
-            str(port),
-            "--latency-ms",
-            str(latency_ms),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return process
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("the emulator did not start")
 
 
 def child_command(variant: str, source: Path, port: int, concurrency: int) -> list[str]:
@@ -252,8 +217,6 @@ def main() -> int:
         print(json.dumps(run_variant(args.variant, args.input, args.port, args.concurrency)))
         return 0
 
-    port = free_port()
-    emulator = start_emulator(port, args.latency_ms)
     ideal = args.requests * args.latency_ms / 1000 / args.concurrency
     ok = True
     print(
@@ -264,34 +227,34 @@ def main() -> int:
         f"{'vendor':7} {'variant':17} {'wall s':>7} {'x ideal':>8} {'x raw':>6} "
         f"{'RSS MB':>7} {'worker MB':>9}"
     )
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            for vendor in MODELS:
-                source = Path(scratch) / f"{vendor}.jsonl"
-                write_input(source, vendor, args.requests)
-                results = {
-                    variant: run_child(variant, source, port, args.concurrency)
-                    for variant in VARIANTS
-                }
-                results["halves"] = run_halves(source, port, args.concurrency)
-                raw = results["raw"]["wall_s"]
-                for variant, name in NAMES.items():
-                    figures = results[variant]
-                    worker_mb = figures["worker_rss_mb"] if variant == "workers" else 0.0
-                    print(
-                        f"{vendor:7} {name:17} {figures['wall_s']:7.2f} "
-                        f"{figures['wall_s'] / ideal:8.2f} {figures['wall_s'] / raw:6.2f} "
-                        f"{figures['rss_mb']:7.0f} {worker_mb:9.0f}"
-                    )
-                bound = results["workers"]["wall_s"] / results["halves"]["wall_s"]
-                print(f"{vendor:7} --workers 2 over the two-process bound: {bound:.2f}x")
-                ok &= results["batch"]["wall_s"] <= 1.15 * raw
-                ok &= results["workers"]["wall_s"] <= 0.65 * raw
-                ok &= max(results[v]["rss_mb"] for v in VARIANTS) < 300
-                ok &= results["workers"]["worker_rss_mb"] < 300
-    finally:
-        emulator.terminate()
-        emulator.wait(timeout=10)
+    with (
+        emulator_process("--latency-ms", str(args.latency_ms)) as emulator,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        port = urlsplit(emulator.vertex_base_url).port
+        assert port is not None
+        for vendor in MODELS:
+            source = Path(scratch) / f"{vendor}.jsonl"
+            write_input(source, vendor, args.requests)
+            results = {
+                variant: run_child(variant, source, port, args.concurrency) for variant in VARIANTS
+            }
+            results["halves"] = run_halves(source, port, args.concurrency)
+            raw = results["raw"]["wall_s"]
+            for variant, name in NAMES.items():
+                figures = results[variant]
+                worker_mb = figures["worker_rss_mb"] if variant == "workers" else 0.0
+                print(
+                    f"{vendor:7} {name:17} {figures['wall_s']:7.2f} "
+                    f"{figures['wall_s'] / ideal:8.2f} {figures['wall_s'] / raw:6.2f} "
+                    f"{figures['rss_mb']:7.0f} {worker_mb:9.0f}"
+                )
+            bound = results["workers"]["wall_s"] / results["halves"]["wall_s"]
+            print(f"{vendor:7} --workers 2 over the two-process bound: {bound:.2f}x")
+            ok &= results["batch"]["wall_s"] <= 1.15 * raw
+            ok &= results["workers"]["wall_s"] <= 0.65 * raw
+            ok &= max(results[v]["rss_mb"] for v in VARIANTS) < 300
+            ok &= results["workers"]["worker_rss_mb"] < 300
     print(
         "targets: batch <= 1.15x raw, workers <= 0.65x raw, RSS < 300 MB per process:",
         "met" if ok else "MISSED",

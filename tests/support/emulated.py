@@ -7,27 +7,18 @@ that no credential leaks.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
+from router.emulated import EmulatorEndpoints
 from router.settings import RouterSettings
 
-__all__ = ["MODELS", "VENDORS", "Endpoints", "emulator_settings", "grounded_request"]
+__all__ = ["MODELS", "VENDORS", "emulator_settings", "grounded_request"]
 
 VENDORS = ("openai", "vertex")
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 
 
-class Endpoints(Protocol):
-    """A running emulator's addresses: an in-process ``Emulator`` or a child process's."""
-
-    @property
-    def openai_base_url(self) -> str: ...
-
-    @property
-    def vertex_base_url(self) -> str: ...
-
-
-def emulator_settings(emulator: Endpoints, **overrides: Any) -> RouterSettings:
+def emulator_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
     """Settings that point both SDKs at ``emulator``; keys from the environment, no .env."""
     options: dict[str, Any] = {
         "openai_base_url": emulator.openai_base_url,

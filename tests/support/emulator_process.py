@@ -27,14 +27,15 @@ class EmulatorAddresses:
 
 
 @contextmanager
-def emulator_process() -> Iterator[EmulatorAddresses]:
-    """Run ``grounding-router emulator`` on a free port; yield its addresses once it listens.
+def emulator_process(*options: str) -> Iterator[EmulatorAddresses]:
+    """Run ``grounding-router emulator [options]`` on a free port; yield its addresses once it
+    listens.
 
     The command announces its base URLs only after the socket is bound, so reading those lines
     is the readiness check: no polling.
     """
     process = subprocess.Popen(
-        [sys.executable, "-m", "router.cli", "emulator"],
+        [sys.executable, "-m", "router.cli", "emulator", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
