@@ -19,6 +19,8 @@ other 4xx                               ``ProviderRequestError``         ``bad_r
 
 Decided from what the real client does with the emulator's delivery faults: ``hang`` raises
 ``APITimeoutError`` and ``drop`` ``APIConnectionError`` (transient: a retry may get through).
+On the aiohttp transport, which the async client uses, a dropped or refused connection also
+arrives as ``APITimeoutError``; the aiohttp error beneath it tells the two apart.
 ``html`` (a proxy's 502/503 page) raises ``InternalServerError``: transient like any 5xx, with the
 page's text, tags removed, as the provider message. ``truncate`` and ``non_json`` (HTTP 200) both
 escape the client as a bare ``json.JSONDecodeError``; a body that starts as JSON and breaks off
@@ -38,6 +40,7 @@ import email.utils
 import json
 import math
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -73,12 +76,16 @@ def translate_openai_errors(*, secret: str | None = None) -> Iterator[None]:
         yield
     except openai.APIStatusError as exc:
         raise _status_error(exc, secret) from exc
-    except openai.APITimeoutError as exc:
-        raise ProviderTransientError(
-            "OpenAI: the call timed out before a reply arrived", vendor="openai", reason="timeout"
-        ) from exc
-    except openai.APIConnectionError as exc:
-        cause = exc.__cause__ or exc
+    except openai.APIConnectionError as exc:  # APITimeoutError included
+        chain = _causes(exc)
+        dropped = _dropped_connection(chain)
+        if isinstance(exc, openai.APITimeoutError) and dropped is None:
+            raise ProviderTransientError(
+                "OpenAI: the call timed out before a reply arrived",
+                vendor="openai",
+                reason="timeout",
+            ) from exc
+        cause = dropped or chain[min(1, len(chain) - 1)]
         raise ProviderTransientError(
             f"OpenAI: could not reach the API ({type(cause).__name__}); "
             f"check the network and {BASE_URL_SETTING}",
@@ -93,6 +100,30 @@ def translate_openai_errors(*, secret: str | None = None) -> Iterator[None]:
         ) from exc
     except json.JSONDecodeError as exc:
         raise _undecodable(exc) from exc
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised from, outermost first."""
+    chain = [exc]
+    while (cause := chain[-1].__cause__) is not None and cause not in chain:
+        chain.append(cause)
+    return chain
+
+
+def _dropped_connection(chain: list[BaseException]) -> BaseException | None:
+    """The aiohttp error of a connection refused or dropped, which its transport calls a timeout.
+
+    The SDK's aiohttp transport maps every ``aiohttp.ClientConnectionError`` to a connect
+    timeout, so a closed or refused connection would otherwise read as a slow provider.
+    """
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is None:
+        return None
+    connection_error: type[BaseException] = aiohttp.ClientConnectionError
+    for cause in chain:
+        if isinstance(cause, connection_error) and not isinstance(cause, TimeoutError):
+            return cause
+    return None
 
 
 def _status_error(exc: Any, secret: str | None) -> ProviderError:

@@ -20,6 +20,7 @@ from router.logging import grounding_debug
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from support.openai import citation_problems
+from support.ports import refusing_base_url
 
 FAULTS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "openai_wire_faults.json").read_text("utf-8")
@@ -290,3 +291,42 @@ def test_close_runs_an_idle_loop_to_close_its_client(settings: RouterSettings, a
     finally:
         loop.close()
     assert result.content
+
+
+def call_once(mode: str, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
+    """One call on a fresh adapter (whose clients read the proxy variables when made)."""
+    adapter = OpenAIAdapter()
+    try:
+        if mode == "sync":
+            return adapter.complete(request, settings)
+        return asyncio.run(adapter.acomplete(request, settings))
+    finally:
+        adapter.close()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_refused_connection_is_a_connection_error(
+    mode: str, make_settings: Callable[..., RouterSettings], ask: Ask
+) -> None:
+    """Nothing listening is 'connection', not 'timeout', on either client's transport."""
+    with refusing_base_url() as base:
+        settings = make_settings(openai_api_key="sk-test", openai_base_url=f"{base}/v1")
+        with pytest.raises(errors.ProviderTransientError) as caught:
+            call_once(mode, ask(), settings)
+    assert caught.value.reason == "connection"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_proxy_variables_are_honoured(
+    mode: str, settings: RouterSettings, ask: Ask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP_PROXY routes calls through the proxy (here one that refuses), NO_PROXY bypasses it."""
+    with refusing_base_url() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        with pytest.raises(errors.ProviderTransientError) as caught:
+            call_once(mode, ask(), settings)
+        assert caught.value.reason == "connection"
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert call_once(mode, ask(), settings).content

@@ -1,0 +1,19 @@
+"""A loopback address where connections are refused at once."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def refusing_base_url() -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` of a port bound but not listening: every connect is refused.
+
+    Keeping the socket bound (rather than closing it) means no other process can take the port
+    while the test runs.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{holder.getsockname()[1]}"
