@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from adapters.base import AdapterResult
 from adapters.vertex_adapter import VertexAdapter
 from router.citations import RedirectResolver
 from router.emulator import FAULT_KINDS, Emulator
@@ -30,6 +31,7 @@ from router.errors import (
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from router.unified_llm_adapter import UnifiedLLMAdapter
+from support.ports import refusing_base_url
 from support.vertex import citation_problems
 
 MODEL = "gemini-2.5-flash"
@@ -219,6 +221,24 @@ async def test_fault_becomes_router_error_async(
     assert len(emulator.requests) == 1
 
 
+def _call(mode: str, adapter: VertexAdapter, settings: RouterSettings) -> AdapterResult:
+    if mode == "sync":
+        return adapter.complete(_request(), settings)
+    return asyncio.run(adapter.acomplete(_request(), settings))
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_refused_connection_is_a_connection_error(
+    mode: str, settings: RouterSettings, adapter: VertexAdapter
+) -> None:
+    """Nothing listening is 'connection', not 'timeout', on either client's transport."""
+    with refusing_base_url() as base:
+        elsewhere = settings.model_copy(update={"vertex_base_url": base})
+        with pytest.raises(ProviderTransientError) as raised:
+            _call(mode, adapter, elsewhere)
+    assert raised.value.reason == "connection"
+
+
 def test_every_fault_kind_is_covered() -> None:
     """The tables here name every fault kind the emulator knows, besides delay."""
     assert set(ERROR_KINDS) | set(CONTENT_KINDS) | {"delay"} == set(FAULT_KINDS)
@@ -338,3 +358,20 @@ def test_redirects_are_resolved_when_switched_on(
         server.server_close()
     assert citation["url"] == "https://www.nytimes.com/2026/01/02/world/story.html"
     assert citation["source_domain"] == "nytimes.com"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_proxy_variables_are_honoured(
+    mode: str, settings: RouterSettings, adapter: VertexAdapter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP_PROXY routes calls through the proxy (here one that refuses), NO_PROXY bypasses it."""
+    with refusing_base_url() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        with pytest.raises(ProviderTransientError) as raised:
+            _call(mode, adapter, settings)
+        assert raised.value.reason == "connection"
+        adapter.close()  # the next clients read the variables afresh
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert _call(mode, adapter, settings).content
