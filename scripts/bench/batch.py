@@ -3,8 +3,13 @@
 For each vendor: N requests (REQUIRED grounding, distinct prompts) against an emulator with a
 fixed latency, at the same concurrency, each variant in a fresh process of its own:
 
-- raw SDK: `openai.AsyncOpenAI` / `genai.Client(...).aio` sending the very requests the adapters
-  send, bounded by a semaphore (no extraction, no output file);
+- raw SDK: `openai.AsyncOpenAI` / `genai.Client(...).aio` as the SDKs make them by default
+  (openai on httpx2; google-genai on aiohttp, since aiohttp is installed, with `trust_env`),
+  sending the very requests the adapters send, bounded by a semaphore (no extraction, no
+  output file). The targets are read against this row;
+- raw, router's HTTP: the same on the transport the adapters choose (aiohttp for both, without
+  per-request proxy lookups when no proxy is set), so batch over this row is the router's own
+  cost;
 - batch: `run_batch` with one process;
 - batch --workers 2: worker processes, the parent writing the one output file;
 - 2 x batch, halves: two independent one-process runs at once, each on half the input at half
@@ -39,9 +44,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the te
 from support.emulator_process import EmulatorAddresses, emulator_process  # noqa: E402
 
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
-VARIANTS = ("raw", "batch", "workers")
+VARIANTS = ("raw", "raw-tuned", "batch", "workers")
 NAMES = {
     "raw": "raw async SDK",
+    "raw-tuned": "raw, router's HTTP",
     "batch": "batch",
     "workers": "batch --workers 2",
     "halves": "2 x batch, halves",
@@ -70,8 +76,13 @@ def write_input(path: Path, vendor: str, count: int) -> None:
             handle.write(json.dumps(request) + "\n")
 
 
-async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
-    """The adapters' requests sent straight through the async SDK clients."""
+async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> None:
+    """The adapters' requests sent straight through the async SDK clients.
+
+    Not ``tuned``: each client as the SDK makes it by default (httpx2 for openai; aiohttp with
+    ``trust_env`` for google-genai, as aiohttp is installed). ``tuned``: on the transport the
+    adapters use, so that the difference to the batch is the router's own work.
+    """
     from adapters.openai_request import build_response_params
     from adapters.vertex_clients import VertexClients
     from adapters.vertex_request import build_config, build_contents, plan_steps
@@ -82,10 +93,13 @@ async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
     requests = [LLMRequest.model_validate_json(line) for line in source.read_text().splitlines()]
     gate = asyncio.Semaphore(concurrency)
     if requests[0].vendor == "openai":
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, DefaultAioHttpClient
 
         client = AsyncOpenAI(
-            api_key=EMULATOR_API_KEY, base_url=settings.openai_base_url, max_retries=0
+            api_key=EMULATOR_API_KEY,
+            base_url=settings.openai_base_url,
+            max_retries=0,
+            **({"http_client": DefaultAioHttpClient()} if tuned else {}),
         )
 
         async def send(request: LLMRequest) -> None:
@@ -96,7 +110,7 @@ async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
         await client.close()
         return
     clients = VertexClients()
-    aio = clients.async_client(settings)
+    aio = clients.async_client(settings) if tuned else default_genai_client(settings).aio
 
     async def send_vertex(request: LLMRequest) -> None:
         (step,) = plan_steps(request)
@@ -111,14 +125,34 @@ async def raw_sdk(source: Path, port: int, concurrency: int) -> None:
             )
 
     await asyncio.gather(*(send_vertex(r) for r in requests))
+    await aio.aclose()
     await clients.aclose()
+
+
+def default_genai_client(settings: Any) -> Any:
+    """``genai.Client`` for Vertex AI with the SDK's own transport; its retries off, as ours."""
+    from google import genai
+    from google.genai import types
+    from google.oauth2.credentials import Credentials
+
+    return genai.Client(
+        vertexai=True,
+        project=settings.google_cloud_project,
+        location=settings.google_cloud_location,
+        credentials=Credentials(token=settings.vertex_access_token.get_secret_value()),
+        http_options=types.HttpOptions(
+            base_url=settings.vertex_base_url,
+            timeout=60_000,
+            retry_options=types.HttpRetryOptions(attempts=1),
+        ),
+    )
 
 
 def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict[str, Any]:
     """Run one variant in this process; report wall time and peak RSS (self and children)."""
     started = time.perf_counter()
-    if variant == "raw":
-        asyncio.run(raw_sdk(source, port, concurrency))
+    if variant in ("raw", "raw-tuned"):
+        asyncio.run(raw_sdk(source, port, concurrency, tuned=variant == "raw-tuned"))
     else:
         from router.batch import run_batch
 
@@ -224,7 +258,7 @@ def main() -> int:
         f"{args.concurrency}: ideal {ideal:.2f} s"
     )
     print(
-        f"{'vendor':7} {'variant':17} {'wall s':>7} {'x ideal':>8} {'x raw':>6} "
+        f"{'vendor':7} {'variant':18} {'wall s':>7} {'x ideal':>8} {'x raw':>6} "
         f"{'RSS MB':>7} {'worker MB':>9}"
     )
     with (
@@ -245,7 +279,7 @@ def main() -> int:
                 figures = results[variant]
                 worker_mb = figures["worker_rss_mb"] if variant == "workers" else 0.0
                 print(
-                    f"{vendor:7} {name:17} {figures['wall_s']:7.2f} "
+                    f"{vendor:7} {name:18} {figures['wall_s']:7.2f} "
                     f"{figures['wall_s'] / ideal:8.2f} {figures['wall_s'] / raw:6.2f} "
                     f"{figures['rss_mb']:7.0f} {worker_mb:9.0f}"
                 )
