@@ -41,8 +41,10 @@ log = structlog.get_logger(__name__)
 _POLL_S = 0.2
 # Requests go to workers in batches of up to this many, and rows come back batched too (see
 # _RowBatcher): a message per request would cost a process hop each (pickling, a pipe write, a
-# thread wake-up on either side), a fair share of what routing the request costs.
-_TASK_BATCH = 16
+# thread wake-up on either side), a fair share of what routing the request costs. A worker holds
+# at most two batches beyond what it runs, so that near the end of the input no worker sits on
+# requests another one could be running.
+_TASK_BATCH = 8
 
 # Work for a worker: (input line number, request as JSON) pairs; None ends its input.
 _Task = tuple[int, str]
@@ -55,6 +57,7 @@ class _WorkerConfig:
     settings: RouterSettings
     concurrency: int
     max_rps: float | None
+    batch: int
 
 
 class WorkerPool:
@@ -70,17 +73,17 @@ class WorkerPool:
     ) -> None:
         self._context = multiprocessing.get_context("spawn")
         per_worker = max(1, -(-concurrency // workers))
+        # Small enough that a batch never holds more than half of what a worker may run.
+        batch = max(1, min(_TASK_BATCH, per_worker // 2))
         self._config = _WorkerConfig(
             settings=settings,
             concurrency=per_worker,
             max_rps=max_rps / workers if max_rps else None,
+            batch=batch,
         )
         self._workers = workers
-        # Small enough that a worker's batch never holds more than half of what it may run.
-        self._batch = max(1, min(_TASK_BATCH, per_worker // 2))
-        self._tasks: Any = self._context.Queue(
-            maxsize=max(2, workers * per_worker * 2 // self._batch)
-        )
+        self._batch = batch
+        self._tasks: Any = self._context.Queue(maxsize=max(2, workers * per_worker * 2 // batch))
         self._results: Any = self._context.Queue()
         self._stop = self._context.Event()
         self._processes: list[Any] = []
@@ -284,7 +287,8 @@ async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: Pr
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
     loop = asyncio.get_running_loop()
-    local: asyncio.Queue[_Task | None] = asyncio.Queue(maxsize=config.concurrency)
+    # One batch queued here, one more waiting in pull(): the rest stays with the parent.
+    local: asyncio.Queue[_Task | None] = asyncio.Queue(maxsize=config.batch)
     limits = _RateLimits(config.max_rps)
     rows = _RowBatcher(results, loop)
 
