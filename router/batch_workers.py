@@ -82,7 +82,6 @@ class WorkerPool:
             batch=batch,
         )
         self._workers = workers
-        self._batch = batch
         self._tasks: Any = self._context.Queue(maxsize=max(2, workers * per_worker * 2 // batch))
         self._results: Any = self._context.Queue()
         self._stop = self._context.Event()
@@ -114,7 +113,7 @@ class WorkerPool:
             done_ids,
             self._tasks,
             workers=self._workers,
-            batch=self._batch,
+            batch=self._config.batch,
             writer=writer,
             stats=stats,
             on_row=on_row,
