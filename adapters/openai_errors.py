@@ -85,7 +85,7 @@ def translate_openai_errors(*, secret: str | None = None) -> Iterator[None]:
                 vendor="openai",
                 reason="timeout",
             ) from exc
-        cause = dropped or chain[min(1, len(chain) - 1)]
+        cause = dropped or exc.__cause__ or exc
         raise ProviderTransientError(
             f"OpenAI: could not reach the API ({type(cause).__name__}); "
             f"check the network and {BASE_URL_SETTING}",
