@@ -109,7 +109,7 @@ async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> 
         await asyncio.gather(*(send(r) for r in requests))
         await client.close()
         return
-    clients = VertexClients()
+    clients = VertexClients()  # closes its own clients; a default client is closed below
     aio = clients.async_client(settings) if tuned else default_genai_client(settings).aio
 
     async def send_vertex(request: LLMRequest) -> None:
@@ -125,7 +125,8 @@ async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> 
             )
 
     await asyncio.gather(*(send_vertex(r) for r in requests))
-    await aio.aclose()
+    if not tuned:
+        await aio.aclose()
     await clients.aclose()
 
 
