@@ -20,7 +20,7 @@ from router.logging import grounding_debug
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from support.openai import citation_problems
-from support.ports import refusing_base_url
+from support.ports import refusing_base_url, refusing_proxy
 
 FAULTS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "openai_wire_faults.json").read_text("utf-8")
@@ -321,10 +321,7 @@ def test_proxy_variables_are_honoured(
     mode: str, settings: RouterSettings, ask: Ask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """HTTP_PROXY routes calls through the proxy (here one that refuses), NO_PROXY bypasses it."""
-    with refusing_base_url() as proxy:
-        monkeypatch.setenv("HTTP_PROXY", proxy)
-        monkeypatch.delenv("NO_PROXY", raising=False)
-        monkeypatch.delenv("no_proxy", raising=False)
+    with refusing_proxy(monkeypatch):
         with pytest.raises(errors.ProviderTransientError) as caught:
             call_once(mode, ask(), settings)
         assert caught.value.reason == "connection"

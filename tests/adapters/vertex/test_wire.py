@@ -31,7 +31,7 @@ from router.errors import (
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from router.unified_llm_adapter import UnifiedLLMAdapter
-from support.ports import refusing_base_url
+from support.ports import refusing_base_url, refusing_proxy
 from support.vertex import citation_problems
 
 MODEL = "gemini-2.5-flash"
@@ -365,10 +365,7 @@ def test_proxy_variables_are_honoured(
     mode: str, settings: RouterSettings, adapter: VertexAdapter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """HTTP_PROXY routes calls through the proxy (here one that refuses), NO_PROXY bypasses it."""
-    with refusing_base_url() as proxy:
-        monkeypatch.setenv("HTTP_PROXY", proxy)
-        monkeypatch.delenv("NO_PROXY", raising=False)
-        monkeypatch.delenv("no_proxy", raising=False)
+    with refusing_proxy(monkeypatch):
         with pytest.raises(ProviderTransientError) as raised:
             _call(mode, adapter, settings)
         assert raised.value.reason == "connection"
