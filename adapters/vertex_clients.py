@@ -65,9 +65,6 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
         )
     token = settings.vertex_access_token
     access_token = token.get_secret_value().strip() if token is not None else ""
-    # Known to the redaction from here on, so provider text that quotes it is cleaned even
-    # when the adapter is used without a router (which registers the settings' secrets).
-    register_secret(access_token)
     return _ClientKey(
         project=project,
         location=location,
@@ -84,6 +81,10 @@ def _new_client(key: _ClientKey, *, async_http: Any = None) -> Client:
     credentials = None
     if key.access_token is not None:
         from google.oauth2.credentials import Credentials
+
+        # Known to the redaction from here on, so provider text that quotes it is cleaned even
+        # when the adapter is used without a router (which registers the settings' secrets).
+        register_secret(key.access_token)
 
         # google-auth ships no type hints for this constructor.
         credentials = Credentials(token=key.access_token)  # type: ignore[no-untyped-call]

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from pydantic import SecretStr
 
 from adapters.base import AdapterResult
 from adapters.vertex_adapter import VertexAdapter
@@ -237,6 +238,22 @@ def test_refused_connection_is_a_connection_error(
         with pytest.raises(ProviderTransientError) as raised:
             _call(mode, adapter, elsewhere)
     assert raised.value.reason == "connection"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_echoed_token_is_redacted_without_a_router(
+    mode: str, settings: RouterSettings, adapter: VertexAdapter, emulator: Emulator
+) -> None:
+    """The adapter alone still keeps its access token out of a provider message quoting it."""
+    token = f"echoed-vertex-token-{mode}-7f3a"  # registered by nothing but this adapter
+    quoting = {
+        "error": {"code": 400, "message": f"bad token {token}", "status": "INVALID_ARGUMENT"}
+    }
+    emulator.enqueue_reply("vertex", json.dumps(quoting).encode(), status=400)
+    with pytest.raises(ProviderRequestError) as raised:
+        _call(mode, adapter, settings.model_copy(update={"vertex_access_token": SecretStr(token)}))
+    assert "bad token" in str(raised.value)
+    assert token not in str(raised.value)
 
 
 def test_every_fault_kind_is_covered() -> None:
