@@ -377,11 +377,14 @@ class _Reader:
                 self.dropped += 1
         no_text = (None, None)
         texts = self.seen_text
+        debug = grounding_debug_enabled()  # origin only names the source in debug events
         for url, raw in self.seen.items():  # annotations are read first: never a cited URL
             rank += 1
             title, snippet = texts.get(url, no_text)
             origin = (
-                f"web_search_call.{raw.get('type', 'source')}" if isinstance(raw, dict) else None
+                f"web_search_call.{raw.get('type', 'source')}"
+                if debug and isinstance(raw, dict)
+                else None
             )
             if not add(url, title=title, snippet=snippet, rank=rank, raw=raw, origin=origin):
                 self.dropped += 1

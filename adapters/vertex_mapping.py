@@ -70,6 +70,8 @@ _CHUNK_KINDS: tuple[tuple[str, SourceType | None], ...] = (
     ("maps", None),
     ("image", None),
 )
+# Where a chunk's citation came from, for the debug events: built once, not per chunk.
+_CHUNK_ORIGINS = {name: f"groundingChunks.{name}" for name, _ in _CHUNK_KINDS}
 _URL_KEYS = ("uri", "url", "link", "sourceUri")
 _NESTED_URL_OWNERS = ("web", "source", "reference", "retrievedContext", "maps")
 _DOMAIN_KEYS = ("domain", "host")
@@ -166,10 +168,10 @@ def _chunk_citation(
         spans=spans,
         cited=cited,
         nested_urls=nested,
-        resolved_url=_resolved(tally, url) if tally.resolved else None,
+        resolved_url=_resolved(tally, url),
         domain_hint=None if domain is None else text(domain),
         source_type=source_type,
-        origin=f"groundingChunks.{kind}",
+        origin=_CHUNK_ORIGINS.get(kind, "groundingChunks.unknown"),
     )
     tally.count(kept, "groundingChunks", kind)
 
