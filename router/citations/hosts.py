@@ -16,7 +16,6 @@ import idna
 __all__ = [
     "DEFAULT_PORTS",
     "authority_and_host",
-    "canonical_authority",
     "canonical_host",
     "host_of",
 ]
@@ -27,7 +26,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 # names that serve web pages), separated by single dots.
 _ASCII_HOST = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\Z")
 _MAX_HOST_LENGTH = 253
-# Longer authorities are refused before the caches see them (a cache entry keeps its key alive).
+# A host is at most 253 characters: an authority far longer is not a usable one.
 _MAX_AUTHORITY_CHARS = 1_024
 _CACHE_SIZE = 16_384
 
@@ -72,20 +71,22 @@ def _idna_ascii(name: str) -> str | None:
         return None
 
 
-def canonical_authority(netloc: str, scheme: str) -> str | None:
-    """``host[:port]`` of a URL's netloc, credentials dropped and the default port removed.
+def authority_and_host(netloc: str, scheme: str) -> tuple[str, str] | None:
+    """(``host[:port]``, the canonical host) of a URL's netloc, or None when unusable.
 
-    None when the host or the port is unusable. A backslash anywhere in the authority is refused:
-    browsers read it as a path separator, so ``https://evil.example\\@good.example`` would
-    otherwise name a different host here than in a browser.
+    Credentials are dropped and the default port removed; IPv6 hosts are bracketed in the
+    authority, bare in the host. A backslash anywhere in the authority is refused: browsers read
+    it as a path separator, so ``https://evil.example\\@good.example`` would otherwise name a
+    different host here than in a browser. An authority longer than any usable one is refused
+    before the cache sees it (a cache entry keeps its key alive).
     """
-    found = authority_and_host(netloc, scheme)
-    return found[0] if found is not None else None
+    if len(netloc) > _MAX_AUTHORITY_CHARS:
+        return None
+    return _authority_and_host(netloc, scheme)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def authority_and_host(netloc: str, scheme: str) -> tuple[str, str] | None:
-    """(``canonical_authority``, the canonical host in it), or None; cached by netloc."""
+def _authority_and_host(netloc: str, scheme: str) -> tuple[str, str] | None:
     if "\\" in netloc:
         return None
     hostport = netloc.rpartition("@")[2]
@@ -122,8 +123,6 @@ def host_of(url_or_host: str) -> str | None:
         if cut >= 0:
             text = text[:cut]
     text = text.rpartition("@")[2]
-    if len(text) > _MAX_AUTHORITY_CHARS:
-        return None
     if text.count(":") > 1 and not text.startswith("["):
         text = f"[{text}]"  # a bare IPv6 address
     found = authority_and_host(text, "")

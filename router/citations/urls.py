@@ -204,9 +204,6 @@ _TRACKING_PARAMETER = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 _TEXT_FRAGMENT_DIRECTIVE = ":~:"
-# A host is at most 253 characters: an authority far longer is not a usable one (and is kept
-# out of the host caches, whose keys stay in memory).
-_MAX_AUTHORITY_CHARS = 1_024
 _MAX_UNWRAP_DEPTH = 5
 
 
@@ -326,8 +323,6 @@ def _parse(url: str, *, one_scan: bool = True) -> CanonicalUrl | None:
         path = _remove_dot_segments(_encode(raw_path, _CLEAN_PATH, _PATH_SAFE))
         if query:
             query = _encode(query, _CLEAN_QUERY, _QUERY_SAFE)
-    if len(netloc) > _MAX_AUTHORITY_CHARS:
-        return None
     found = authority_and_host(netloc, scheme)
     if found is None:
         return None

@@ -43,7 +43,7 @@ def clear_host_caches() -> None:
     """Forget every cached host, so the next pass meets each host for the first time."""
     domains_module.host_parts.cache_clear()
     hosts_module.canonical_host.cache_clear()
-    hosts_module.authority_and_host.cache_clear()
+    hosts_module._authority_and_host.cache_clear()
 
 
 def per_url_us(
