@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import base64
 import math
-import re
 from collections.abc import Mapping
 from itertools import islice
 from typing import Any
+
+from router.lone_surrogates import scrub
 
 __all__ = ["RAW_ITEMS_LIMIT", "RAW_TEXT_LIMIT", "jsonable_raw", "raw_text"]
 
@@ -27,16 +28,13 @@ RAW_TEXT_LIMIT = 4_096
 RAW_ITEMS_LIMIT = 100
 _MAX_DEPTH = 32
 _PLAIN = frozenset({int, bool, type(None)})
-_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def raw_text(text: str) -> str:
     """``text`` cut to ``RAW_TEXT_LIMIT`` characters (with a marker) and writable as UTF-8."""
     if len(text) > RAW_TEXT_LIMIT:
         text = f"{text[:RAW_TEXT_LIMIT]}… [{len(text) - RAW_TEXT_LIMIT} characters cut]"
-    if not text.isascii() and _LONE_SURROGATE.search(text):
-        text = _LONE_SURROGATE.sub("\ufffd", text)
-    return text
+    return scrub(text)
 
 
 def jsonable_raw(value: Any, depth: int = 0) -> Any:
