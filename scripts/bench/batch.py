@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the te
 from support.emulator_process import EmulatorAddresses, emulator_process  # noqa: E402
 
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
+TIMEOUT_S = 60
 VARIANTS = ("raw", "raw-tuned", "batch", "workers")
 NAMES = {
     "raw": "raw async SDK",
@@ -59,7 +60,7 @@ def settings_for(port: int) -> Any:
     from router.emulated import emulated_settings
 
     base = f"http://127.0.0.1:{port}"
-    return emulated_settings(EmulatorAddresses(f"{base}/v1", base), timeout_s=60)
+    return emulated_settings(EmulatorAddresses(f"{base}/v1", base), timeout_s=TIMEOUT_S)
 
 
 def write_input(path: Path, vendor: str, count: int) -> None:
@@ -84,7 +85,7 @@ async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> 
     adapters use, so that the difference to the batch is the router's own work.
     """
     from adapters.openai_request import build_response_params
-    from adapters.vertex_clients import VertexClients
+    from adapters.vertex_clients import VertexClients, timeout_ms
     from adapters.vertex_request import build_config, build_contents, plan_steps
     from router.emulated import EMULATOR_API_KEY
     from router.types import LLMRequest
@@ -104,7 +105,9 @@ async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> 
 
         async def send(request: LLMRequest) -> None:
             async with gate:
-                await client.responses.create(**build_response_params(request), timeout=60)
+                await client.responses.create(
+                    **build_response_params(request), timeout=settings.timeout_s
+                )
 
         await asyncio.gather(*(send(r) for r in requests))
         await client.close()
@@ -119,7 +122,7 @@ async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> 
                 model=request.model,
                 contents=build_contents(request, step),
                 # The SDK's parsed response, as a pipeline without the router gets it.
-                config=build_config(request, step, 60_000).model_copy(
+                config=build_config(request, step, timeout_ms(settings.timeout_s)).model_copy(
                     update={"should_return_http_response": None}
                 ),
             )
@@ -136,6 +139,8 @@ def default_genai_client(settings: Any) -> Any:
     from google.genai import types
     from google.oauth2.credentials import Credentials
 
+    from adapters.vertex_clients import timeout_ms
+
     return genai.Client(
         vertexai=True,
         project=settings.google_cloud_project,
@@ -143,7 +148,7 @@ def default_genai_client(settings: Any) -> Any:
         credentials=Credentials(token=settings.vertex_access_token.get_secret_value()),
         http_options=types.HttpOptions(
             base_url=settings.vertex_base_url,
-            timeout=60_000,
+            timeout=timeout_ms(settings.timeout_s),
             retry_options=types.HttpRetryOptions(attempts=1),
         ),
     )

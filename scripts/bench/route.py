@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.openai_request import build_response_params
-from adapters.vertex_clients import VertexClients
+from adapters.vertex_clients import VertexClients, timeout_ms
 from adapters.vertex_request import build_config, build_contents, plan_steps
 from router.emulated import emulated_settings
 from router.emulator import Emulator
@@ -49,7 +49,7 @@ def raw_call(vendor: str, request: LLMRequest, settings: RouterSettings) -> Call
     (step,) = plan_steps(request)
     contents = build_contents(request, step)
     # A pipeline without the router gets the SDK's parsed response (the adapter reads the body).
-    config = build_config(request, step, round(settings.timeout_s * 1000)).model_copy(
+    config = build_config(request, step, timeout_ms(settings.timeout_s)).model_copy(
         update={"should_return_http_response": None}
     )
     return lambda: vertex.models.generate_content(
