@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from als.report import ALSReport, GroupReport
-from router.commands.display import terminal_safe
+from router.terminal import terminal_safe
 
 __all__ = ["INSTALL_HINT", "ChartsUnavailableError", "write_chart"]
 

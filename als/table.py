@@ -1,7 +1,7 @@
 """The ALS report as a rich table for people, one row per group, then the failed rows.
 
 Group values, domains and error types come from the batch file and, before it, from the web: all
-of it goes through :func:`router.commands.display.terminal_safe` and reaches rich as plain
+of it goes through :func:`router.terminal.terminal_safe` and reaches rich as plain
 ``Text``, never as markup.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from als.report import ALSReport, GroupReport
-from router.commands.display import terminal_safe
+from router.terminal import terminal_safe
 
 __all__ = ["counts_table", "failure_line", "print_report", "top_table"]
 

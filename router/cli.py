@@ -1,4 +1,4 @@
-"""The ``grounding-router`` command: demo, route, batch, als, emulator.
+"""The ``grounding-router`` command: demo, route, batch, als, emulator, providers.
 
 Exit codes are listed in :class:`router.commands.exit_codes.ExitCode` and in the README.
 """
@@ -11,12 +11,12 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from router import __version__
-from router.commands import als, batch, demo, route
+from router.commands import als, batch, demo, providers, route
 from router.commands import emulator as emulator_command
-from router.commands.display import show_warning
 from router.commands.exit_codes import ExitCode
 from router.logging import configure_logging
 from router.settings import RouterSettings
+from router.terminal import show_warning
 
 __all__ = ["build_parser", "main"]
 
@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.register(subparsers)
     als.register(subparsers)
     emulator_command.register(subparsers)
+    providers.register(subparsers)
     return parser
 
 

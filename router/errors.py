@@ -18,16 +18,15 @@ RouterError
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from router.types import LLMResponse
+from collections.abc import Sized
+from typing import Any, Literal, Protocol
 
 __all__ = [
     "ConfigurationError",
     "GroundingRequiredFailedError",
     "GroundingRequiredReason",
     "GroundingValidationError",
+    "KeptResponse",
     "ProviderError",
     "ProviderRequestError",
     "ProviderTransientError",
@@ -37,6 +36,26 @@ __all__ = [
 ]
 
 GroundingRequiredReason = Literal["not_invoked", "no_citations"]
+
+
+class KeptResponse(Protocol):
+    """What a grounding error reads of the response it rejected: at run time an ``LLMResponse``.
+
+    The error tree sits below the types (``router.types`` raises ``RequestValidationError``), so
+    it names the response's shape here instead of importing ``LLMResponse``.
+    """
+
+    @property
+    def grounded_effective(self) -> bool: ...
+
+    @property
+    def tool_call_count(self) -> int: ...
+
+    @property
+    def citations(self) -> Sized: ...
+
+    @property
+    def attempts(self) -> int: ...
 
 
 class RouterError(Exception):
@@ -174,7 +193,7 @@ class GroundingValidationError(RouterError):
         self,
         message: str,
         *,
-        response: LLMResponse | None = None,
+        response: KeptResponse | None = None,
         **context: Any,
     ) -> None:
         super().__init__(message, **context)
@@ -203,7 +222,7 @@ class GroundingRequiredFailedError(GroundingValidationError):
         message: str,
         *,
         reason: GroundingRequiredReason,
-        response: LLMResponse | None = None,
+        response: KeptResponse | None = None,
         **context: Any,
     ) -> None:
         super().__init__(message, response=response, reason=reason, **context)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -43,7 +43,7 @@ GroundingMode = Literal["AUTO", "REQUIRED"]
 Role = Literal["system", "user", "assistant"]
 SourceType = Literal["web", "doc", "news", "video", "unknown"]
 
-VENDORS: tuple[Vendor, ...] = ("openai", "vertex")
+VENDORS: tuple[Vendor, ...] = get_args(Vendor)
 
 
 class Span(TypedDict):

@@ -1,14 +1,14 @@
 """UnifiedLLMAdapter: the single entry point backend pipelines call.
 
-``route(request)`` validates the request, picks the vendor's adapter (imported lazily, created
-once and reused), runs it under the one retry layer, assembles the ``LLMResponse`` and runs the
-grounding validators, which fail closed. Only ``RouterError`` subclasses leave this module.
+``route(request)`` validates the request, picks the vendor's adapter from the provider registry
+(:mod:`adapters.registry`; imported lazily, created once and reused), runs it under the one retry
+layer, assembles the ``LLMResponse`` and runs the grounding validators, which fail closed. Only
+``RouterError`` subclasses leave this module.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -18,6 +18,7 @@ from typing import Any, Self, TypeVar
 import structlog
 
 from adapters.base import Adapter, AdapterResult
+from adapters.registry import provider
 from router.errors import GroundingRequiredFailedError, RouterError
 from router.logging import grounding_debug, grounding_debug_enabled, register_secret
 from router.lone_surrogates import scrub, scrub_citations, scrub_value
@@ -32,12 +33,6 @@ RequestInput = LLMRequest | Mapping[str, Any]
 T = TypeVar("T")
 
 log = structlog.get_logger(__name__)
-
-# Adapters are imported on first use so that `import router` never loads a provider SDK.
-_ADAPTER_CLASSES: dict[Vendor, tuple[str, str]] = {
-    "openai": ("adapters.openai_adapter", "OpenAIAdapter"),
-    "vertex": ("adapters.vertex_adapter", "VertexAdapter"),
-}
 
 
 def as_request(request: RequestInput) -> LLMRequest:
@@ -85,9 +80,8 @@ class UnifiedLLMAdapter:
         with self._adapters_lock:
             adapter = self._adapters.get(vendor)
             if adapter is None:
-                module_name, class_name = _ADAPTER_CLASSES[vendor]
-                adapter_class = getattr(importlib.import_module(module_name), class_name)
-                adapter = self._adapters[vendor] = adapter_class()
+                # The registry imports the provider package (and its SDK) only now.
+                adapter = self._adapters[vendor] = provider(vendor).new_adapter()
             return adapter
 
     def route(self, request: RequestInput) -> LLMResponse:

@@ -82,6 +82,16 @@ PUBLIC_NAMES = {
         "SCENARIOS",
         "answer_for",
     },
+    "adapters.registry": {
+        "PROVIDERS",
+        "Capabilities",
+        "OffsetUnit",
+        "ProviderRow",
+        "provider",
+        "vendors",
+    },
+    "router.batch": {"BatchStats", "BatchSummary", "ProgressCallback", "arun_batch", "run_batch"},
+    # DESIGN.md names the extractors by these modules; the providers live in their packages.
     "adapters.openai_adapter": {
         "OpenAIAdapter",
         "OpenAIGrounding",
@@ -89,6 +99,18 @@ PUBLIC_NAMES = {
         "extract_openai_grounding",
     },
     "adapters.vertex_adapter": {
+        "VertexAdapter",
+        "VertexGrounding",
+        "_extract_vertex_citations",
+        "extract_vertex_grounding",
+    },
+    "adapters.openai.adapter": {
+        "OpenAIAdapter",
+        "OpenAIGrounding",
+        "_extract_openai_citations",
+        "extract_openai_grounding",
+    },
+    "adapters.vertex.adapter": {
         "VertexAdapter",
         "VertexGrounding",
         "_extract_vertex_citations",
@@ -103,13 +125,17 @@ NOTHING_HEAVY_LOADED = {
         "import router, router.cli; router.cli.build_parser()",
         ("openai", "google.genai", "aiohttp"),
     ),
+    "the provider registry and the batch package": (
+        "import adapters.registry as r, router.batch; r.vendors(); router.batch.__all__",
+        ("openai", "google.genai", "aiohttp", "adapters.openai", "adapters.vertex"),
+    ),
     "the OpenAI adapter": (
-        "from adapters.openai_adapter import _extract_openai_citations; "
+        "from adapters.openai.adapter import _extract_openai_citations; "
         "_extract_openai_citations({'output': []})",
         ("openai",),
     ),
     "the Vertex adapter": (
-        "from adapters.vertex_adapter import _extract_vertex_citations; "
+        "from adapters.vertex.adapter import _extract_vertex_citations; "
         "_extract_vertex_citations({'candidates': []})",
         ("google.genai", "google.auth", "google.oauth2", "aiohttp", "httpx"),
     ),

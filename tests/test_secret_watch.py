@@ -88,7 +88,7 @@ import os
 
 import pytest
 
-from router.batch_output import ResultWriter
+from router.batch.output import ResultWriter
 from router.errors import ProviderRequestError
 
 KEY = os.environ["OPENAI_API_KEY"]

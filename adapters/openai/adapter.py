@@ -1,9 +1,9 @@
 """OpenAIAdapter: the Responses API through the official ``openai`` client.
 
-The adapter builds the call (:mod:`adapters.openai_request`), sends it once with the SDK's
+The adapter builds the call (:mod:`adapters.openai.request`), sends it once with the SDK's
 retries off (the router's retry layer owns retries), translates SDK errors at the boundary
-(:mod:`adapters.openai_errors`, which documents how each failure is classified) and maps the
-reply with pure functions (:mod:`adapters.openai_reply`, :mod:`adapters.openai_citations`).
+(:mod:`adapters.openai.errors`, which documents how each failure is classified) and maps the
+reply with pure functions (:mod:`adapters.openai.reply`, :mod:`adapters.openai.citations`).
 The call goes through the client's documented generic ``post`` with the prepared body and
 ``cast_to=object``: the parameters are already plain JSON, and the mappers read plain dicts, so
 the SDK's per-call transform of the typed parameters and its ``Response`` model (built only to be
@@ -26,14 +26,14 @@ import structlog
 
 from adapters.base import Adapter, AdapterResult
 from adapters.loop_clients import LoopClients
-from adapters.openai_citations import (
+from adapters.openai.citations import (
     OpenAIGrounding,
     _extract_openai_citations,
     extract_openai_grounding,
 )
-from adapters.openai_errors import KEY_SETTING, translate_openai_errors
-from adapters.openai_reply import map_openai_reply
-from adapters.openai_request import build_response_params
+from adapters.openai.errors import KEY_SETTING, translate_openai_errors
+from adapters.openai.reply import map_openai_reply
+from adapters.openai.request import build_response_params
 from router.errors import ConfigurationError
 from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings

@@ -8,7 +8,7 @@ models, OpenRouter's web plugin). SDK objects are dumped to the dict they were b
 Where citations come from, in rank order (rank = order of first appearance):
 
 1. ``url_citation`` annotations on the answer's ``output_text`` parts, in text order:
-   ``cited=True``, with spans mapped into ``content`` (:mod:`adapters.openai_answer`).
+   ``cited=True``, with spans mapped into ``content`` (:mod:`adapters.openai.answer`).
    The Chat Completions shape nests the fields under ``url_citation``; OpenRouter adds the page
    text there as ``content`` (kept as the snippet) and sets both offsets to 0 (no span).
 2. Then what the ``web_search_call`` items saw, in output order: ``action.sources`` URL entries,
@@ -29,8 +29,8 @@ from typing import Any
 
 import structlog
 
-from adapters.openai_answer import AnswerText
-from adapters.openai_values import (
+from adapters.openai.answer import AnswerText
+from adapters.openai.values import (
     as_mapping,
     compact_json,
     looks_like_url_citation,

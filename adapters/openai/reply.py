@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.base import AdapterResult
-from adapters.openai_citations import OpenAIExtraction, read_openai_reply
-from adapters.openai_values import as_mapping
+from adapters.openai.citations import OpenAIExtraction, read_openai_reply
+from adapters.openai.values import as_mapping
 from router.errors import ResponseParseError
 from router.types import LLMRequest, Usage
 

@@ -1,9 +1,9 @@
 """The Vertex AI adapter: Gemini through google-genai (``vertexai=True``) with Google Search.
 
-``VertexAdapter`` builds each call (``vertex_request``), sends it through the SDK with SDK
-retries off and one request per call (``vertex_clients``), translates SDK errors at that
-boundary (``vertex_errors``), and maps the reply with pure functions (``vertex_mapping``).
-Grounded JSON takes two calls (``vertex_two_step``). With ``resolve_redirects`` on, the
+``VertexAdapter`` builds each call (``request``), sends it through the SDK with SDK
+retries off and one request per call (``clients``), translates SDK errors at that
+boundary (``errors``), and maps the reply with pure functions (``mapping``).
+Grounded JSON takes two calls (``two_step``). With ``resolve_redirects`` on, the
 ``vertexaisearch`` redirect URIs of a reply go through one lazily built ``RedirectResolver``
 before its citations are extracted, so they carry the end-site URL.
 
@@ -20,20 +20,20 @@ from typing import Any
 import structlog
 
 from adapters.base import AdapterResult
-from adapters.vertex_body import reply_body
-from adapters.vertex_clients import VertexClients, timeout_ms
-from adapters.vertex_errors import translated_errors
-from adapters.vertex_grounding import VertexGrounding
-from adapters.vertex_mapping import (
+from adapters.vertex.body import reply_body
+from adapters.vertex.clients import VertexClients, timeout_ms
+from adapters.vertex.errors import translated_errors
+from adapters.vertex.grounding import VertexGrounding
+from adapters.vertex.mapping import (
     VertexReply,
     extract_vertex_grounding,
     map_vertex_reply,
     redirect_uris,
 )
-from adapters.vertex_mapping import extract_vertex_citations as _extract_vertex_citations
-from adapters.vertex_request import Step, build_config, build_contents, plan_steps
-from adapters.vertex_results import require_text, single_result
-from adapters.vertex_two_step import two_step_result
+from adapters.vertex.mapping import extract_vertex_citations as _extract_vertex_citations
+from adapters.vertex.request import Step, build_config, build_contents, plan_steps
+from adapters.vertex.results import require_text, single_result
+from adapters.vertex.two_step import two_step_result
 from router.citations import RedirectResolver
 from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings

@@ -34,7 +34,7 @@ reply converters (``_from_response``, ``*_from_vertex``), which is a reply that 
 
 google-genai lets raw transport exceptions through: ``httpx2`` for sync calls (``httpx`` when
 ``GOOGLE_GENAI_HTTP_CLIENT=httpx``), and ``aiohttp`` for async calls (the adapter's own session,
-see ``vertex_clients``). All are recognised; their classes are imported lazily.
+see ``clients``). All are recognised; their classes are imported lazily.
 ``Retry-After`` (seconds or an HTTP date), ``retry-after-ms`` and Google's
 ``RetryInfo.retryDelay`` give ``retry_after_s``. Messages carry the provider's message, cut to
 a readable length, and never a credential (provider text goes through the log redaction).

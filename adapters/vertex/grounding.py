@@ -3,7 +3,7 @@
 Search queries, whether a search or retrieval ran (and what showed it), the Search Suggestions
 HTML Google requires apps to display with grounded answers, counts of the sources seen and
 dropped, and the ``[CITATIONS]`` warning of DESIGN.md section 4 when tools ran but no citation
-came out. Reads candidates in the REST spelling (see ``vertex_body``); never raises.
+came out. Reads candidates in the REST spelling (see ``body``); never raises.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from adapters.vertex_body import items, mapping, text
+from adapters.vertex.body import items, mapping, text
 
 __all__ = ["SourceCounts", "VertexGrounding", "grounding_evidence"]
 

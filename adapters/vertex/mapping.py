@@ -1,7 +1,7 @@
 """Pure mapping of Vertex / Gemini ``generateContent`` replies to the router's types.
 
 Everything here takes an SDK ``GenerateContentResponse`` or a plain dict (camelCase or
-snake_case; see ``vertex_body``), reads every candidate, and never raises on malformed input:
+snake_case; see ``body``), reads every candidate, and never raises on malformed input:
 a bad item is skipped (with a debug event when ``DEBUG_GROUNDING`` is on).
 
 Citations come from these places, checked in this order for each candidate (the names are the
@@ -24,7 +24,7 @@ skipped). The other sources are read as generic source items (a URL, a title, a 
 a segment) without a rank; the citation kinds (1, 2, 3, 10) are cited. ``retrievedContext``
 chunks (RAG, file search) are ``doc`` citations; one with no URL and no domain is counted
 (``retrieval_chunks_dropped``), not emitted. Spans are character offsets into the first
-candidate's answer text, the ``content`` the adapter returns (``vertex_spans``); later
+candidate's answer text, the ``content`` the adapter returns (``spans``); later
 candidates contribute their citations, cited or not, without spans. ``raw`` is the provider
 item in the REST (camelCase) spelling.
 """
@@ -37,9 +37,9 @@ from typing import Any
 
 import structlog
 
-from adapters.vertex_body import as_rest_body, index, items, mapping, text
-from adapters.vertex_grounding import SourceCounts, VertexGrounding, grounding_evidence
-from adapters.vertex_spans import TextLayout, candidate_layout, segment_span
+from adapters.vertex.body import as_rest_body, index, items, mapping, text
+from adapters.vertex.grounding import SourceCounts, VertexGrounding, grounding_evidence
+from adapters.vertex.spans import TextLayout, candidate_layout, segment_span
 from router.citations import is_redirect_url
 from router.citations.build import CitationCollector
 from router.logging import grounding_debug_enabled

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from adapters.vertex_two_step import RESHAPE_TEMPERATURE, reshape_prompt
+from adapters.vertex.two_step import RESHAPE_TEMPERATURE, reshape_prompt
 from router.types import LLMRequest, UserLocation
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ class Step:
 
 
 def plan_steps(request: LLMRequest) -> tuple[Step, ...]:
-    """Grounded + JSON takes two calls (see ``vertex_two_step``); everything else one."""
+    """Grounded + JSON takes two calls (see ``two_step``); everything else one."""
     if request.grounded and request.wants_json:
         return (
             Step("grounded_text", search=True, json_output=False),

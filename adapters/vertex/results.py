@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from adapters.base import AdapterResult
-from adapters.vertex_mapping import VertexReply
+from adapters.vertex.mapping import VertexReply
 from router.errors import ResponseParseError
 from router.types import Usage
 

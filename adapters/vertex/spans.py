@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from adapters.vertex_body import index, items, mapping
+from adapters.vertex.body import index, items, mapping
 from router.logging import grounding_debug_enabled
 from router.types import Span
 

@@ -19,8 +19,8 @@ syntax rather than into prose claims. Requests without grounding get JSON in one
 from __future__ import annotations
 
 from adapters.base import AdapterResult
-from adapters.vertex_mapping import VertexReply
-from adapters.vertex_results import json_answer, reply_metadata, require_text, sum_usage
+from adapters.vertex.mapping import VertexReply
+from adapters.vertex.results import json_answer, reply_metadata, require_text, sum_usage
 
 __all__ = ["RESHAPE_INSTRUCTION", "RESHAPE_TEMPERATURE", "reshape_prompt", "two_step_result"]
 

@@ -1,7 +1,7 @@
 """Run a JSONL file of requests at volume: REQUIRED-grounding batch jobs.
 
 Every input line produces exactly one output row, ``{request_id, ok, response | error}``, written
-whole and flushed as it arrives (see :mod:`router.batch_output`). Failures of any kind become
+whole and flushed as it arrives (see :mod:`router.batch.output`). Failures of any kind become
 error rows, never a crash. The input is streamed through a bounded queue, so memory stays flat
 however long the file. ``resume=True`` skips the ids already in the output, so a killed run,
 resumed, ends with every request_id exactly once. Setting ``stop`` (the CLI does on SIGINT/SIGTERM)
@@ -14,15 +14,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from router.batch_input import BatchItem, count_requests, read_requests
-from router.batch_output import ResultWriter, error_row, existing_request_ids, success_row
-from router.batch_stats import BatchStats, BatchSummary
+from router.batch.input import BatchItem, count_requests, read_requests
+from router.batch.limits import RateLimits
+from router.batch.output import ResultWriter, error_row, existing_request_ids, success_row
+from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
@@ -79,7 +79,7 @@ async def arun_batch(
     """
     source, target = Path(input_path), Path(output_path)
     _check_options(concurrency=concurrency, workers=workers, router=router)
-    limiters = _RateLimits(max_rps)
+    limiters = RateLimits(max_rps)
     _check_paths(source, target, resume=resume, overwrite=overwrite)
     done_ids, keep_bytes = existing_request_ids(target) if resume else (set(), 0)
     stats = BatchStats(total=count_requests(source))
@@ -88,7 +88,7 @@ async def arun_batch(
     started = time.perf_counter()
     try:
         if workers > 1:
-            from router.batch_workers import WorkerPool
+            from router.batch.workers import WorkerPool
 
             pool = WorkerPool(
                 workers=workers,
@@ -149,27 +149,6 @@ def _check_paths(source: Path, target: Path, *, resume: bool, overwrite: bool) -
         target.unlink(missing_ok=True)
 
 
-class _RateLimits:
-    """One request-rate limiter per vendor, or none at all."""
-
-    def __init__(self, max_rps: float | None) -> None:
-        if max_rps is not None and max_rps <= 0:
-            raise ValueError(f"max_rps must be positive, not {max_rps}")
-        self._max_rps = max_rps
-        self._limiters: dict[str, AbstractAsyncContextManager[Any]] = {}
-
-    def for_vendor(self, vendor: str) -> AbstractAsyncContextManager[Any]:
-        if self._max_rps is None:
-            return nullcontext()
-        limiter = self._limiters.get(vendor)
-        if limiter is None:
-            from aiolimiter import AsyncLimiter
-
-            # A one-second bucket of max_rps: short bursts up to the rate, never above it.
-            limiter = self._limiters[vendor] = AsyncLimiter(self._max_rps, 1.0)
-        return limiter
-
-
 class _BatchRun:
     """The tasks of one run: a producer reading the input, consumers routing, one writer."""
 
@@ -179,7 +158,7 @@ class _BatchRun:
         router: UnifiedLLMAdapter,
         writer: ResultWriter,
         stats: BatchStats,
-        limiters: _RateLimits,
+        limiters: RateLimits,
         stop: asyncio.Event,
         on_progress: ProgressCallback | None,
     ) -> None:

@@ -27,9 +27,9 @@ from typing import Any
 
 import structlog
 
-from router.batch_input import BatchItem, read_requests
-from router.batch_output import ResultWriter, error_row, success_row
-from router.batch_stats import BatchStats, RowFacts, row_facts
+from router.batch.input import BatchItem, read_requests
+from router.batch.output import ResultWriter, error_row, success_row
+from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
 from router.settings import RouterSettings
 from router.types import LLMRequest
@@ -282,13 +282,13 @@ def _exit_with_parent(parent: int) -> None:
 
 
 async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent) -> None:
-    from router.batch import _RateLimits
+    from router.batch.limits import RateLimits
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
     loop = asyncio.get_running_loop()
     # One batch queued here, one more waiting in pull(): the rest stays with the parent.
     local: asyncio.Queue[_Task | None] = asyncio.Queue(maxsize=config.batch)
-    limits = _RateLimits(config.max_rps)
+    limits = RateLimits(config.max_rps)
     rows = _RowBatcher(results, loop)
 
     async def queue_all(batch: list[_Task | None]) -> None:

@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         if code != ExitCode.OK:
             return code
     if args.json:
-        from router.commands.display import json_for_terminal
+        from router.terminal import json_for_terminal
 
         text = json.dumps(report.to_dict(top=args.top), indent=2, ensure_ascii=False)
         print(json_for_terminal(text))

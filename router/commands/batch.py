@@ -9,7 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
-from router.batch_stats import BatchSummary
+from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
 
 __all__ = ["register"]

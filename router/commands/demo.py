@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.registry import provider, vendors
 from router.commands.exit_codes import ExitCode
 
 __all__ = ["DEMO_STEPS", "DemoStep", "register"]
@@ -45,10 +46,9 @@ class DemoStep:
 
 
 def _ask(vendor: str, question: str, **options: Any) -> dict[str, Any]:
-    model = "gpt-5" if vendor == "openai" else "gemini-2.5-flash"
     return {
         "vendor": vendor,
-        "model": model,
+        "model": provider(vendor).default_model,
         "messages": [{"role": "user", "content": question}],
         **options,
     }
@@ -199,9 +199,10 @@ def _print_tld_summary(console: Any, responses: list[Any]) -> None:
     table = Table(title="citations by top-level domain (ALS)", title_justify="left")
     table.add_column("vendor")
     table.add_column("TLDs")
-    for vendor in ("openai", "vertex"):
+    for vendor in vendors():
         citations = [c for r in responses if r.vendor == vendor for c in r.citations]
         counts = extract_tld_counts(citations)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        table.add_row(vendor, ", ".join(f".{tld} {n}" for tld, n in ranked) or "-")
+        if citations:
+            table.add_row(vendor, ", ".join(f".{tld} {n}" for tld, n in ranked))
     console.print(table)

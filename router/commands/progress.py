@@ -9,7 +9,7 @@ import sys
 from types import TracebackType
 from typing import Any, Self
 
-from router.batch_stats import BatchStats
+from router.batch.stats import BatchStats
 
 __all__ = ["BatchProgress"]
 

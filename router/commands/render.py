@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from router.commands.display import json_for_terminal, terminal_safe
 from router.errors import RouterError
+from router.terminal import json_for_terminal, terminal_safe
 from router.types import LLMResponse
 
 __all__ = ["citations_table", "print_error", "print_response"]

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from adapters.registry import vendors
 from router.commands.exit_codes import ExitCode
 
 __all__ = ["exit_code_for", "register"]
@@ -34,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("prompt", nargs="?", help="the question (the last user message)")
     parser.add_argument("--request", metavar="FILE", help="an LLMRequest as JSON ('-': stdin)")
-    parser.add_argument("--vendor", choices=["openai", "vertex"])
+    parser.add_argument(
+        "--vendor", choices=vendors(), help="the provider (see `grounding-router providers`)"
+    )
     parser.add_argument("--model")
     parser.add_argument("--system", metavar="TEXT", help="a system message")
     parser.add_argument("--grounded", action="store_true", default=None, help="search the web")

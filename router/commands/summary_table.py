@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from router.batch_stats import BatchSummary
-from router.commands.display import terminal_safe
+from router.batch.stats import BatchSummary
+from router.terminal import terminal_safe
 
 __all__ = ["print_summary"]
 

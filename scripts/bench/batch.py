@@ -84,9 +84,9 @@ async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> 
     ``trust_env`` for google-genai, as aiohttp is installed). ``tuned``: on the transport the
     adapters use, so that the difference to the batch is the router's own work.
     """
-    from adapters.openai_request import build_response_params
-    from adapters.vertex_clients import VertexClients, timeout_ms
-    from adapters.vertex_request import build_config, build_contents, plan_steps
+    from adapters.openai.request import build_response_params
+    from adapters.vertex.clients import VertexClients, timeout_ms
+    from adapters.vertex.request import build_config, build_contents, plan_steps
     from router.emulated import EMULATOR_API_KEY
     from router.types import LLMRequest
 
@@ -139,7 +139,7 @@ def default_genai_client(settings: Any) -> Any:
     from google.genai import types
     from google.oauth2.credentials import Credentials
 
-    from adapters.vertex_clients import timeout_ms
+    from adapters.vertex.clients import timeout_ms
 
     return genai.Client(
         vertexai=True,

@@ -68,13 +68,13 @@ def extractors() -> dict[str, Extractor]:
     """The extractors that exist in this checkout, by vendor."""
     found: dict[str, Extractor] = {}
     try:
-        from adapters.openai_adapter import _extract_openai_citations
+        from adapters.openai.adapter import _extract_openai_citations
 
         found["openai"] = _extract_openai_citations
     except ImportError:
         pass
     try:
-        from adapters.vertex_adapter import _extract_vertex_citations
+        from adapters.vertex.adapter import _extract_vertex_citations
 
         found["vertex"] = _extract_vertex_citations
     except ImportError:

@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from adapters.openai_request import build_response_params
-from adapters.vertex_clients import VertexClients, timeout_ms
-from adapters.vertex_request import build_config, build_contents, plan_steps
+from adapters.openai.request import build_response_params
+from adapters.vertex.clients import VertexClients, timeout_ms
+from adapters.vertex.request import build_config, build_contents, plan_steps
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings

@@ -29,7 +29,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from als.report import ALSReport, GroupReport, build_report
-from router.batch_output import error_row, success_row
+from router.batch.output import error_row, success_row
 from router.citations import make_citation
 from router.errors import GroundingRequiredFailedError, ProviderTransientError
 from router.types import LLMRequest, LLMResponse

@@ -6,7 +6,7 @@ import pytest
 
 from router.cli import main
 
-SUBCOMMANDS = ["demo", "route", "batch", "als", "emulator"]
+SUBCOMMANDS = ["demo", "route", "batch", "als", "emulator", "providers"]
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
@@ -34,3 +34,38 @@ def test_unknown_command_is_bad_input(capsys: pytest.CaptureFixture[str]) -> Non
         main(["frobnicate"])
     assert exited.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_providers_lists_every_registry_row(capsys: pytest.CaptureFixture[str]) -> None:
+    """`grounding-router providers --json` prints one row per registered vendor."""
+    import json
+
+    from adapters.registry import vendors
+
+    assert main(["providers", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["vendor"] for row in rows] == list(vendors())
+    assert all("offset_unit" in row["capabilities"] for row in rows)
+
+
+def test_providers_table_names_each_vendor(capsys: pytest.CaptureFixture[str]) -> None:
+    """The table for people shows each vendor with its capabilities."""
+    from adapters.registry import vendors
+
+    assert main(["providers"]) == 0
+    out = capsys.readouterr().out
+    for vendor in vendors():
+        assert vendor in out
+    assert "offsets in bytes" in out
+
+
+def test_route_vendor_choices_come_from_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    """`route --vendor` refuses a vendor the registry does not hold, naming the ones it does."""
+    from adapters.registry import vendors
+
+    with pytest.raises(SystemExit) as exited:
+        main(["route", "--vendor", "nobody", "--model", "m", "hi"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    for vendor in vendors():
+        assert vendor in err

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from router.batch_output import ResultWriter
+from router.batch.output import ResultWriter
 from router.errors import RouterError
 from router.unified_llm_adapter import UnifiedLLMAdapter
 

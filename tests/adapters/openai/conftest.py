@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adapters.openai_adapter import OpenAIAdapter
+from adapters.openai.adapter import OpenAIAdapter
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.types import LLMRequest

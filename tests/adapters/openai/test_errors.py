@@ -15,7 +15,7 @@ import httpx2
 import openai
 import pytest
 
-from adapters.openai_errors import parse_retry_after, provider_message, translate_openai_errors
+from adapters.openai.errors import parse_retry_after, provider_message, translate_openai_errors
 from router.errors import (
     ProviderRequestError,
     ProviderTransientError,

@@ -6,7 +6,7 @@ from typing import Any
 
 from structlog.testing import capture_logs
 
-from adapters.openai_adapter import _extract_openai_citations, extract_openai_grounding
+from adapters.openai.adapter import _extract_openai_citations, extract_openai_grounding
 from router.logging import grounding_debug
 
 QUESTION_TEXT = "Paris is the capital of France. ([a.com](https://a.com/p?utm_source=openai))"

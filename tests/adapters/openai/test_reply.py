@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adapters.openai_reply import map_openai_reply
+from adapters.openai.reply import map_openai_reply
 from router.errors import ResponseParseError
 from router.types import LLMRequest, Usage
 from support.openai import OPENAI_FILES, sdk_object

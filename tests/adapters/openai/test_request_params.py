@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from adapters.openai_request import build_response_params, is_strict_compatible, schema_name
+from adapters.openai.request import build_response_params, is_strict_compatible, schema_name
 from router.types import LLMRequest
 
 DATA = Path(__file__).parents[2] / "data"

@@ -12,7 +12,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from adapters.base import AdapterResult
-from adapters.openai_adapter import OpenAIAdapter
+from adapters.openai.adapter import OpenAIAdapter
 from router import errors
 from router.emulator import FAULT_KINDS, Emulator
 from router.errors import ConfigurationError, ProviderRequestError, RouterError
@@ -78,7 +78,7 @@ def test_wire_request_is_what_responses_create_sends(
     """The adapter's prepared-body call puts the same request on the wire as responses.create."""
     from openai import OpenAI
 
-    from adapters.openai_request import build_response_params
+    from adapters.openai.request import build_response_params
 
     request = ask(grounded=True, grounding_mode="REQUIRED", json_schema=SCHEMA)
     adapter.complete(request, settings)

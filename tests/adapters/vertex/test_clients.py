@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_adapter import VertexAdapter
-from adapters.vertex_clients import VertexClients
-from adapters.vertex_errors import CREDENTIALS_HELP
+from adapters.vertex.adapter import VertexAdapter
+from adapters.vertex.clients import VertexClients
+from adapters.vertex.errors import CREDENTIALS_HELP
 from router.errors import ConfigurationError
 from router.settings import RouterSettings
 from router.types import LLMRequest

@@ -17,7 +17,7 @@ import pytest
 from google.auth import exceptions as auth_errors
 from google.genai import errors as genai_errors
 
-from adapters.vertex_errors import CREDENTIALS_HELP, translate_error, translated_errors
+from adapters.vertex.errors import CREDENTIALS_HELP, translate_error, translated_errors
 from router.errors import (
     ConfigurationError,
     ProviderRequestError,

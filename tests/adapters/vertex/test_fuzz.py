@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.vertex_adapter import extract_vertex_grounding
-from adapters.vertex_mapping import map_vertex_reply, redirect_uris
+from adapters.vertex.adapter import extract_vertex_grounding
+from adapters.vertex.mapping import map_vertex_reply, redirect_uris
 from support.recorded import load_final_body
 from support.vertex import GENERATE_CONTENT_FILES, INTERACTIONS_FILES, citation_problems
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_adapter import _extract_vertex_citations
-from adapters.vertex_mapping import map_vertex_reply
+from adapters.vertex.adapter import _extract_vertex_citations
+from adapters.vertex.mapping import map_vertex_reply
 from support.citations import golden_row
 from support.recorded import is_normalized, load_final_body
 from support.vertex import (

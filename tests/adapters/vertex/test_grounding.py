@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_adapter import VertexGrounding, extract_vertex_grounding
+from adapters.vertex.adapter import VertexGrounding, extract_vertex_grounding
 from support.recorded import load_final_body, recorded_files
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_request import (
+from adapters.vertex.request import (
     Step,
     build_config,
     build_contents,

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_mapping import map_vertex_reply
-from adapters.vertex_results import json_answer, single_result, sum_usage
-from adapters.vertex_two_step import two_step_result
+from adapters.vertex.mapping import map_vertex_reply
+from adapters.vertex.results import json_answer, single_result, sum_usage
+from adapters.vertex.two_step import two_step_result
 from router.errors import ResponseParseError
 from router.types import Usage
 from support.recorded import load_final_body, recorded_files

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_adapter import _extract_vertex_citations
-from adapters.vertex_mapping import map_vertex_reply
+from adapters.vertex.adapter import _extract_vertex_citations
+from adapters.vertex.mapping import map_vertex_reply
 from support.vertex import citation_problems
 
 ROWS: list[dict[str, Any]] = json.loads(

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_mapping import extract_vertex_citations
-from adapters.vertex_spans import candidate_layout, segment_span
+from adapters.vertex.mapping import extract_vertex_citations
+from adapters.vertex.spans import candidate_layout, segment_span
 
 ROWS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "vertex_spans.json").read_text("utf-8")

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adapters.vertex_adapter import _extract_vertex_citations, extract_vertex_grounding
-from adapters.vertex_mapping import map_vertex_reply
+from adapters.vertex.adapter import _extract_vertex_citations, extract_vertex_grounding
+from adapters.vertex.mapping import map_vertex_reply
 from support.recorded import load_final_body
 from support.vertex import GENERATE_CONTENT_FILES
 

@@ -19,7 +19,7 @@ import pytest_asyncio
 from pydantic import SecretStr
 
 from adapters.base import AdapterResult
-from adapters.vertex_adapter import VertexAdapter
+from adapters.vertex.adapter import VertexAdapter
 from router.citations import RedirectResolver
 from router.emulator import FAULT_KINDS, Emulator
 from router.errors import (

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from router.batch import run_batch
-from router.batch_output import ResultWriter
+from router.batch.output import ResultWriter
 from router.emulator import Emulator
 from support.emulated import emulator_settings
 

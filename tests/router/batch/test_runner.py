@@ -23,8 +23,8 @@ from router import (
     UnifiedLLMAdapter,
 )
 from router.batch import arun_batch, run_batch
-from router.batch_input import derive_request_id
-from router.batch_stats import BatchStats
+from router.batch.input import derive_request_id
+from router.batch.stats import BatchStats
 from router.types import Citation
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex_adapter import VertexAdapter
+from adapters.vertex.adapter import VertexAdapter
 from router.citations import RedirectResolver, normalize_url
 from router.citations.urls import split_canonical_url
 from router.emulator import Emulator

@@ -1,0 +1,123 @@
+"""The provider registry: one row per vendor, the only place that knows which providers exist.
+
+A row names the provider's adapter class by import path (loaded on first use, so ``import
+router`` and ``grounding-router --help`` load no SDK) and states what the provider can do. The
+router, the command line, the batch runner and the demo ask the registry; no code outside a
+provider package compares a vendor name to a literal. Adding a provider means adding its package
+under ``adapters/``, one row here (and the vendor to ``router.types.Vendor``, which a test keeps
+in step with this table), and one emulator module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal
+
+from router.errors import RequestValidationError
+from router.types import Vendor
+
+if TYPE_CHECKING:
+    from adapters.base import Adapter
+
+__all__ = ["PROVIDERS", "Capabilities", "OffsetUnit", "ProviderRow", "provider", "vendors"]
+
+OffsetUnit = Literal["chars", "bytes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a provider can do through its adapter.
+
+    ``offset_unit`` is the unit of the provider's own citation offsets (the router's spans are
+    always characters: byte offsets are converted by the provider package).
+    """
+
+    streaming: bool
+    citations: bool
+    json_mode: bool
+    two_step_json: bool
+    offset_unit: OffsetUnit
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRow:
+    """One provider: its vendor name, who it is, its adapter and what it can do."""
+
+    vendor: Vendor
+    label: str
+    adapter_path: str
+    default_model: str
+    capabilities: Capabilities
+    settings: tuple[str, ...]
+    summary: str
+
+    def adapter_class(self) -> type[Adapter]:
+        """Import the provider package (and its SDK) and return its adapter class."""
+        module_name, _, class_name = self.adapter_path.partition(":")
+        adapter_class: type[Adapter] = getattr(importlib.import_module(module_name), class_name)
+        return adapter_class
+
+    def new_adapter(self) -> Adapter:
+        """A fresh adapter of this provider (each holds its own SDK clients)."""
+        return self.adapter_class()()
+
+
+_ROWS: tuple[ProviderRow, ...] = (
+    ProviderRow(
+        vendor="openai",
+        label="OpenAI",
+        adapter_path="adapters.openai.adapter:OpenAIAdapter",
+        default_model="gpt-5",
+        capabilities=Capabilities(
+            streaming=False,
+            citations=True,
+            json_mode=True,
+            two_step_json=False,
+            offset_unit="chars",
+        ),
+        settings=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+        summary="Responses API with the hosted web_search tool (openai SDK)",
+    ),
+    ProviderRow(
+        vendor="vertex",
+        label="Vertex AI",
+        adapter_path="adapters.vertex.adapter:VertexAdapter",
+        default_model="gemini-2.5-flash",
+        capabilities=Capabilities(
+            streaming=False,
+            citations=True,
+            json_mode=True,
+            two_step_json=True,
+            offset_unit="bytes",
+        ),
+        settings=(
+            "GOOGLE_CLOUD_PROJECT",
+            "GOOGLE_CLOUD_LOCATION",
+            "GROUNDING_ROUTER_VERTEX_BASE_URL",
+            "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN",
+        ),
+        summary="Gemini on Vertex AI with Google Search grounding (google-genai, vertexai=True)",
+    ),
+)
+
+PROVIDERS: Mapping[Vendor, ProviderRow] = MappingProxyType({row.vendor: row for row in _ROWS})
+_BY_NAME: Mapping[str, ProviderRow] = {row.vendor: row for row in _ROWS}
+
+
+def vendors() -> tuple[Vendor, ...]:
+    """Every registered vendor, in registry order."""
+    return tuple(PROVIDERS)
+
+
+def provider(vendor: str) -> ProviderRow:
+    """The registry row of ``vendor``; an unknown vendor is a request error that lists the rest."""
+    row = _BY_NAME.get(vendor)
+    if row is None:
+        choices = ", ".join(repr(name) for name in PROVIDERS)
+        raise RequestValidationError(
+            f"vendor: unknown vendor {vendor!r}; expected one of {choices}", field="vendor"
+        )
+    return row

@@ -1,0 +1,79 @@
+"""The provider registry: a row per vendor, its adapter loaded lazily and shaped as needed."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from typing import get_args
+
+import pytest
+
+from adapters.base import Adapter
+from adapters.registry import PROVIDERS, ProviderRow, provider, vendors
+from router.errors import RequestValidationError
+from router.types import LLMRequest, Vendor
+
+ROWS = list(PROVIDERS.values())
+ADAPTER_METHODS = [
+    name for name, member in vars(Adapter).items() if callable(member) and not name.startswith("_")
+]
+
+
+def test_every_vendor_of_the_request_literal_has_a_row() -> None:
+    """The vendors a request may name and the registry's rows are the same set, in order."""
+    assert vendors() == get_args(Vendor)
+    assert get_args(LLMRequest.model_fields["vendor"].annotation) == vendors()
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.vendor)
+def test_each_row_builds_an_adapter_of_its_vendor(row: ProviderRow) -> None:
+    """The adapter is built without arguments, names its vendor and closes cleanly."""
+    adapter = row.new_adapter()
+    assert adapter.vendor == row.vendor
+    adapter.close()
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.vendor)
+def test_each_adapter_satisfies_the_protocol(row: ProviderRow) -> None:
+    """Every method of the Adapter protocol is there, async where the protocol's is."""
+    adapter_class = row.adapter_class()
+    assert ADAPTER_METHODS  # the protocol was read
+    for name in ADAPTER_METHODS:
+        method = getattr(adapter_class, name)
+        expected_async = inspect.iscoroutinefunction(getattr(Adapter, name))
+        assert inspect.iscoroutinefunction(method) is expected_async, name
+        assert list(inspect.signature(method).parameters) == list(
+            inspect.signature(getattr(Adapter, name)).parameters
+        ), name
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.vendor)
+def test_each_row_states_its_capabilities(row: ProviderRow) -> None:
+    """A row says what its provider does, with offsets in one of the two known units."""
+    assert row.capabilities.offset_unit in ("chars", "bytes")
+    assert row.default_model.strip()
+    assert row.settings
+    assert row.adapter_path.startswith("adapters.")
+
+
+def test_an_unknown_vendor_is_a_request_error_naming_the_known_ones() -> None:
+    """Asking the registry for a vendor it does not hold says which ones it does."""
+    with pytest.raises(RequestValidationError) as raised:
+        provider("claude-direct")
+    assert "'claude-direct'" in str(raised.value)
+    for vendor in vendors():
+        assert repr(vendor) in str(raised.value)
+
+
+def test_the_registry_loads_no_provider_package() -> None:
+    """Reading the registry imports no provider package and no SDK."""
+    code = (
+        "import sys, adapters.registry as r; r.vendors(); r.provider('openai'); "
+        "print(sorted(m for m in sys.modules if m.startswith(('adapters.openai', "
+        "'adapters.vertex', 'openai', 'google.genai'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
