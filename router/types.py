@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Required, get_args
 
 from pydantic import (
     BaseModel,
@@ -29,6 +29,8 @@ __all__ = [
     "GroundingMode",
     "LLMRequest",
     "LLMResponse",
+    "Location",
+    "LocationType",
     "Message",
     "Role",
     "SourceType",
@@ -42,6 +44,14 @@ Vendor = Literal["openai", "vertex"]
 GroundingMode = Literal["AUTO", "REQUIRED"]
 Role = Literal["system", "user", "assistant"]
 SourceType = Literal["web", "doc", "news", "video", "unknown"]
+LocationType = Literal[
+    "char_location",
+    "page_location",
+    "content_block_location",
+    "url_citation",
+    "grounding_chunk",
+    "search_result",
+]
 
 VENDORS: tuple[Vendor, ...] = get_args(Vendor)
 
@@ -54,8 +64,37 @@ class Span(TypedDict):
     text: str
 
 
+class Location(TypedDict, total=False):
+    """Where in its source a cited passage is, typed as the provider gives it.
+
+    ``type`` says which of the provider's location kinds it is; the other keys are that kind's
+    own indices, as the provider reports them (not converted): Anthropic's document locations
+    (``char_location``: ``start_char_index`` / ``end_char_index``; ``page_location``:
+    ``start_page_number`` / ``end_page_number``; ``content_block_location``:
+    ``start_block_index`` / ``end_block_index``; each with ``document_index`` and
+    ``document_title``), OpenAI's ``url_citation`` (``start_index`` / ``end_index`` in the
+    answer part), Gemini's ``grounding_chunk`` (``chunk_index``), and a ``search_result``
+    (``search_result_index``, and Anthropic's ``encrypted_index``).
+    """
+
+    type: Required[LocationType]
+    document_index: int
+    document_title: str | None
+    start_char_index: int
+    end_char_index: int
+    start_page_number: int
+    end_page_number: int
+    start_block_index: int
+    end_block_index: int
+    start_index: int
+    end_index: int
+    chunk_index: int
+    search_result_index: int
+    encrypted_index: str
+
+
 class Citation(TypedDict):
-    """The uniform citation: exactly these ten keys, whatever the provider (DESIGN.md section 3)."""
+    """The uniform citation: exactly these twelve keys, whatever the provider (DESIGN.md 3)."""
 
     provider: Vendor
     url: str | None
@@ -67,6 +106,8 @@ class Citation(TypedDict):
     raw: dict[str, Any]
     spans: list[Span]
     cited: bool
+    cited_text: str | None
+    location: Location | None
 
 
 class _StrictModel(BaseModel):

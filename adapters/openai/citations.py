@@ -38,7 +38,7 @@ from adapters.openai.values import (
 )
 from router.citations.build import CitationCollector
 from router.logging import grounding_debug_enabled
-from router.types import Citation, Span
+from router.types import Citation, Location, Span
 
 __all__ = [
     "OpenAIExtraction",
@@ -86,7 +86,7 @@ class OpenAIExtraction:
 class _Source:
     """One distinct cited URL as first met, with the evidence gathered for it."""
 
-    __slots__ = ("raw", "snippet", "spans", "title", "url")
+    __slots__ = ("location", "raw", "snippet", "spans", "title", "url")
 
     def __init__(self, url: str, raw: Mapping[str, Any]) -> None:
         self.url = url
@@ -94,6 +94,7 @@ class _Source:
         self.title: str | None = None
         self.snippet: str | None = None
         self.spans: list[Span] = []
+        self.location: Location | None = None
 
     def add_span(self, span: Span) -> None:
         for kept in self.spans:
@@ -297,6 +298,8 @@ class _Reader:
                 source.snippet = page_text if type(page_text) is str else None
             if span is not None:
                 source.add_span(span)
+            if source.location is None:
+                source.location = _url_citation_location(fields)
         self.annotations += len(found)
 
     def _read_unanswered_annotations(self, message: Mapping[str, Any]) -> None:
@@ -372,6 +375,7 @@ class _Reader:
                 raw=source.raw,
                 spans=source.spans,
                 cited=True,
+                location=source.location,
                 origin="annotation",
             ):
                 self.dropped += 1
@@ -409,6 +413,16 @@ class _Reader:
     def _skip(self, what: str) -> None:
         self.dropped += 1
         _debug("openai_item_skipped", item=what)
+
+
+def _url_citation_location(fields: Mapping[str, Any]) -> Location:
+    """The first annotation's own offsets into its answer part, as OpenAI gives them."""
+    location: Location = {"type": "url_citation"}
+    start, end = fields.get("start_index"), fields.get("end_index")
+    if type(start) is int and type(end) is int:
+        location["start_index"] = start
+        location["end_index"] = end
+    return location
 
 
 def _debug(event: str, **fields: Any) -> None:

@@ -167,6 +167,7 @@ def _chunk_citation(
         raw=chunk_dict,
         spans=spans,
         cited=cited,
+        location={"type": "grounding_chunk", "chunk_index": rank - 1},
         nested_urls=nested,
         resolved_url=_resolved(tally, url),
         domain_hint=None if domain is None else text(domain),

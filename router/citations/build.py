@@ -10,19 +10,20 @@ kept citation once, and copies ``raw`` only for the citations that survive the m
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast, get_args, get_type_hints
 
 import structlog
 
 from router.citations.derive import Derived, derive
 from router.citations.domains import looks_like_domain
 from router.citations.raw import jsonable_raw
-from router.citations.text import SNIPPET_LIMIT, TITLE_LIMIT, sanitize_text
+from router.citations.text import CITED_TEXT_LIMIT, SNIPPET_LIMIT, TITLE_LIMIT, sanitize_text
 from router.citations.urls import dedup_key
 from router.logging import grounding_debug_enabled
-from router.types import Citation, SourceType, Span, Vendor
+from router.types import Citation, Location, LocationType, SourceType, Span, Vendor
 
 __all__ = [
+    "CITED_TEXT_LIMIT",
     "SNIPPET_LIMIT",
     "TITLE_LIMIT",
     "CitationCollector",
@@ -40,6 +41,30 @@ def _raw_copy(raw: Mapping[str, Any] | None, only_redirect: bool) -> dict[str, A
     if only_redirect:
         copied["redirect"] = True
     return copied
+
+
+# Location keys that hold provider indices (non-negative ints); the others hold text.
+_LOCATION_HINTS = get_type_hints(Location)
+_LOCATION_INDEX_KEYS = frozenset(key for key, hint in _LOCATION_HINTS.items() if hint is int)
+_LOCATION_TYPES = frozenset(get_args(LocationType))
+
+
+def _location_copy(location: Location) -> Location | None:
+    """A clean copy of ``location``, or None when it names no kind.
+
+    Keys the schema does not name are left out, an index that is not a non-negative integer
+    too (a provider's -1 or "3" says nothing usable), and text is cleaned like a title.
+    """
+    if not isinstance(location, Mapping) or location.get("type") not in _LOCATION_TYPES:
+        return None
+    copied: dict[str, object] = {}
+    for key, value in location.items():
+        if key in _LOCATION_INDEX_KEYS:
+            if type(value) is int and value >= 0:
+                copied[key] = value
+        elif key in _LOCATION_HINTS and (value is None or type(value) is str):
+            copied[key] = value if value is None else sanitize_text(value, limit=TITLE_LIMIT)
+    return cast(Location, copied)
 
 
 def _rank(rank: object) -> int | None:
@@ -92,6 +117,8 @@ def make_citation(
     raw: Mapping[str, Any] | None = None,
     spans: Sequence[Span] = (),
     cited: bool = False,
+    cited_text: str | None = None,
+    location: Location | None = None,
     nested_urls: Sequence[str | None] = (),
     resolved_url: str | None = None,
     domain_hint: str | None = None,
@@ -102,6 +129,8 @@ def make_citation(
 
     ``url`` in the result is the canonical end-site URL when one is known, else the canonical
     redirect URL (None only when no http(s) URL exists). ``raw`` is copied, never mutated.
+    ``cited_text`` is the passage the provider quotes for the source (cleaned, at most
+    ``CITED_TEXT_LIMIT`` characters); ``location`` where in the source it is (copied).
     ``source_type`` forces the type (e.g. "doc" for retrieved document chunks). ``origin`` names
     where in the provider's reply the source was found; only the forensic debug events use it.
     """
@@ -114,6 +143,8 @@ def make_citation(
         raw=raw,
         spans=[Span(start=s["start"], end=s["end"], text=s["text"]) for s in spans],
         cited=cited,
+        cited_text=cited_text,
+        location=location,
         nested_urls=nested_urls,
         resolved_url=resolved_url,
         domain_hint=domain_hint,
@@ -185,6 +216,8 @@ def _merge(entries: list[_Entry], *, in_order: bool, copy: bool) -> list[_Entry]
         kept["title"] = _better_title(kept["title"], citation["title"])
         kept["snippet"] = kept["snippet"] or citation["snippet"]
         kept["cited"] = kept["cited"] or citation["cited"]
+        kept["cited_text"] = kept["cited_text"] or citation["cited_text"]
+        kept["location"] = kept["location"] or citation["location"]
         seen = {(span["start"], span["end"], span["text"]) for span in kept["spans"]}
         for span in citation["spans"]:
             if (span["start"], span["end"], span["text"]) not in seen:
@@ -204,7 +237,8 @@ def dedupe_citations(citations: Iterable[Citation]) -> list[Citation]:
     """Merge citations of the same source (by ``dedup_key`` of their URL), ordered by rank.
 
     The earliest-ranked one is kept; spans are merged, the best non-empty title and the first
-    non-empty snippet kept, ``cited`` is true if any was cited. Inputs are not mutated.
+    non-empty snippet, cited text and location kept, ``cited`` is true if any was cited. Inputs
+    are not mutated.
     """
     entries: list[_Entry] = [
         (_citation_key(citation), citation, None, False) for citation in citations
@@ -241,6 +275,8 @@ class CitationCollector:
         raw: Mapping[str, Any] | None = None,
         spans: list[Span] | None = None,
         cited: bool = False,
+        cited_text: str | None = None,
+        location: Location | None = None,
         nested_urls: Sequence[str | None] = (),
         resolved_url: str | None = None,
         domain_hint: str | None = None,
@@ -283,6 +319,10 @@ class CitationCollector:
             "raw": {},  # copied from `raw` in citations(), for the kept citations only
             "spans": [] if spans is None else spans,
             "cited": bool(cited),
+            "cited_text": (
+                None if cited_text is None else sanitize_text(cited_text, limit=CITED_TEXT_LIMIT)
+            ),
+            "location": None if location is None else _location_copy(location),
         }
         key = found.key if found.key is not None else _url_less_key(citation)
         self._entries.append((key, citation, raw, found.only_redirect))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "TITLE_LIMIT", "sanitize_text"]
+__all__ = ["CITED_TEXT_LIMIT", "ELLIPSIS", "SNIPPET_LIMIT", "TITLE_LIMIT", "sanitize_text"]
 
 SNIPPET_LIMIT = 200
+# The passage a provider quotes for a citation (Anthropic's cited_text runs to ~150 characters).
+CITED_TEXT_LIMIT = 500
 # Titles are not cut by the contract; this only keeps a runaway provider value bounded.
 TITLE_LIMIT = 500
 ELLIPSIS = "…"

@@ -97,6 +97,8 @@ def test_response_serialises_citations_to_json() -> None:
         "raw": {"type": "url_citation"},
         "spans": [{"start": 0, "end": 3, "text": "abc"}],
         "cited": True,
+        "cited_text": "abc quoted",
+        "location": {"type": "url_citation", "start_index": 0, "end_index": 3},
     }
     response = LLMResponse(
         vendor="openai",

@@ -44,6 +44,8 @@ def citation(url: str = "https://example.com/a", rank: int = 1) -> Citation:
         "raw": {},
         "spans": [],
         "cited": True,
+        "cited_text": None,
+        "location": None,
     }
 
 

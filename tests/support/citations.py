@@ -8,16 +8,27 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, get_args
+from typing import Any, get_args, get_type_hints
 
-from router.types import Citation, SourceType
+from adapters.registry import vendors
+from router.types import Citation, Location, LocationType, SourceType
 
-__all__ = ["CITATION_KEYS", "SNIPPET_LIMIT", "citation_problems", "golden_row"]
+__all__ = [
+    "CITATION_KEYS",
+    "CITED_TEXT_LIMIT",
+    "SNIPPET_LIMIT",
+    "citation_problems",
+    "golden_row",
+]
 
 CITATION_KEYS = frozenset(Citation.__annotations__)
 SNIPPET_LIMIT = 200
+CITED_TEXT_LIMIT = 500
 _SOURCE_TYPES = frozenset(get_args(SourceType))
-_PROVIDERS = frozenset({"openai", "vertex"})
+_LOCATION_TYPES = frozenset(get_args(LocationType))
+_LOCATION_HINTS = get_type_hints(Location)
+_LOCATION_INDEX_KEYS = frozenset(key for key, hint in _LOCATION_HINTS.items() if hint is int)
+_PROVIDERS = frozenset(vendors())
 # Cleaned text fields carry no control characters and no lone surrogates (not writable as UTF-8).
 _UNCLEAN_TEXT = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _URL = re.compile(r"https?://[^\s\x00-\x1f\x7f]+\Z")
@@ -42,7 +53,7 @@ def citation_problems(citation: Any, content: str, *, provider: str | None = Non
     domain = citation["source_domain"]
     if not isinstance(domain, str) or not domain or _UNCLEAN_TEXT.search(domain) or " " in domain:
         problems.append(f"source_domain {domain!r}")
-    for key in ("title", "snippet"):
+    for key in ("title", "snippet", "cited_text"):
         value = citation[key]
         if value is None:
             continue
@@ -51,6 +62,10 @@ def citation_problems(citation: Any, content: str, *, provider: str | None = Non
     snippet = citation["snippet"]
     if isinstance(snippet, str) and len(snippet) > SNIPPET_LIMIT:
         problems.append(f"snippet longer than {SNIPPET_LIMIT} characters")
+    cited_text = citation["cited_text"]
+    if isinstance(cited_text, str) and len(cited_text) > CITED_TEXT_LIMIT:
+        problems.append(f"cited_text longer than {CITED_TEXT_LIMIT} characters")
+    problems.extend(_location_problems(citation["location"]))
     if citation["source_type"] not in _SOURCE_TYPES:
         problems.append(f"source_type {citation['source_type']!r}")
     rank = citation["rank"]
@@ -60,6 +75,20 @@ def citation_problems(citation: Any, content: str, *, provider: str | None = Non
     if type(citation["cited"]) is not bool:
         problems.append(f"cited {citation['cited']!r}")
     problems.extend(_span_problems(citation["spans"], content))
+    return problems
+
+
+def _location_problems(location: Any) -> list[str]:
+    if location is None:
+        return []
+    if not isinstance(location, dict) or location.get("type") not in _LOCATION_TYPES:
+        return [f"location {location!r:.80}"]
+    problems = [f"location key {key!r}" for key in location if key not in _LOCATION_HINTS]
+    for key, value in location.items():
+        if key in _LOCATION_INDEX_KEYS and not (type(value) is int and value >= 0):
+            problems.append(f"location {key} {value!r}")
+        elif isinstance(value, str) and _UNCLEAN_TEXT.search(value):
+            problems.append(f"location {key} {value!r:.60}")
     return problems
 
 
@@ -100,6 +129,8 @@ def golden_row(citation: Any, normalized: bool) -> dict[str, Any]:
         "source_type": citation["source_type"],
         "cited": citation["cited"],
         "redirect": bool(citation["raw"].get("redirect")),
+        "cited_text": citation["cited_text"],
+        "location": citation["location"],
     }
     if normalized:
         row["span_count"] = len(citation["spans"])

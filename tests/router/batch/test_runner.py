@@ -40,6 +40,8 @@ def cite(domain: str) -> Citation:
         "raw": {},
         "spans": [],
         "cited": True,
+        "cited_text": None,
+        "location": None,
     }
 
 

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 from structlog.testing import capture_logs
 
-from router.citations import make_citation, sanitize_text
+from router.citations import dedupe_citations, make_citation, sanitize_text
 from router.logging import grounding_debug
 from router.types import Citation
 
@@ -38,13 +38,13 @@ def test_source_domain_derivation(row: dict[str, Any]) -> None:
     assert (citation["raw"].get("redirect") is True) is row["expected"]["redirect"]
 
 
-def test_citation_has_exactly_the_ten_keys() -> None:
+def test_citation_has_exactly_the_twelve_keys() -> None:
     """A citation is a plain dict with exactly the keys of the Citation TypedDict."""
     citation = make_citation(provider="openai", url="https://www.bbc.co.uk/news", rank=1)
     assert citation is not None
     assert type(citation) is dict
     assert set(citation) == set(Citation.__annotations__)
-    assert len(citation) == 10
+    assert len(citation) == 12
 
 
 def test_all_fields_carried_and_typed() -> None:
@@ -59,6 +59,8 @@ def test_all_fields_carried_and_typed() -> None:
         raw={"type": "url_citation", "start_index": 10},
         spans=spans,  # type: ignore[arg-type]
         cited=True,
+        cited_text="  The BBC\nreports ",
+        location={"type": "url_citation", "start_index": 10, "end_index": 42},
     )
     assert citation == {
         "provider": "openai",
@@ -71,6 +73,8 @@ def test_all_fields_carried_and_typed() -> None:
         "raw": {"type": "url_citation", "start_index": 10},
         "spans": spans,
         "cited": True,
+        "cited_text": "The BBC reports",
+        "location": {"type": "url_citation", "start_index": 10, "end_index": 42},
     }
     assert citation["spans"] is not spans
     assert citation["spans"][0] is not spans[0]
@@ -231,3 +235,76 @@ def test_no_events_without_grounding_debug() -> None:
 def test_sanitize_text(text: object, limit: int | None, expected: str | None) -> None:
     """sanitize_text removes controls, collapses whitespace and cuts with '…' at the limit."""
     assert sanitize_text(text, limit=limit) == expected
+
+
+def test_cited_text_cut_to_five_hundred_characters() -> None:
+    """A long quoted passage is cleaned and cut to at most 500 characters, ending in '…'."""
+    citation = make_citation(
+        provider="openai", url="https://example.com/a", cited_text="quote\x07 " * 200
+    )
+    assert citation is not None
+    cited_text = citation["cited_text"]
+    assert cited_text is not None
+    assert len(cited_text) <= 500
+    assert cited_text.endswith("…")
+    assert "\x07" not in cited_text
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        (
+            {"type": "grounding_chunk", "chunk_index": 2},
+            {"type": "grounding_chunk", "chunk_index": 2},
+        ),
+        (
+            {"type": "url_citation", "start_index": -1, "end_index": 5},
+            {"type": "url_citation", "end_index": 5},
+        ),
+        ({"type": "page_location", "start_page_number": "3"}, {"type": "page_location"}),
+        (
+            {"type": "char_location", "document_title": "Re\x1bport", "document_index": 0},
+            {"type": "char_location", "document_title": "Report", "document_index": 0},
+        ),
+        ({"type": "char_location", "nested": {"a": 1}, "extra": 1}, {"type": "char_location"}),
+        ({"type": "made_up_location"}, None),
+        ({"start_index": 1}, None),
+    ],
+    ids=[
+        "kept",
+        "negative-index-dropped",
+        "string-index-dropped",
+        "title-cleaned",
+        "unknown-keys-dropped",
+        "unknown-kind",
+        "no-kind",
+    ],
+)
+def test_location_is_a_clean_copy(location: dict[str, object], expected: object) -> None:
+    """A location keeps its kind and the schema's keys: non-negative indices, clean text."""
+    citation = make_citation(
+        provider="openai",
+        url="https://example.com/a",
+        location=location,  # type: ignore[arg-type]
+    )
+    assert citation is not None
+    assert citation["location"] == expected
+    assert citation["location"] is not location
+
+
+def test_merge_keeps_the_first_cited_text_and_location() -> None:
+    """Duplicates merge into the earliest rank, filling its empty cited text and location."""
+    first = make_citation(provider="openai", url="https://example.com/a", rank=1)
+    second = make_citation(
+        provider="openai",
+        url="https://example.com/a?utm_source=openai",
+        rank=2,
+        cited_text="passage",
+        location={"type": "url_citation", "start_index": 4, "end_index": 9},
+    )
+    assert first is not None
+    assert second is not None
+    (merged,) = dedupe_citations([second, first])
+    assert merged["rank"] == 1
+    assert merged["cited_text"] == "passage"
+    assert merged["location"] == {"type": "url_citation", "start_index": 4, "end_index": 9}
