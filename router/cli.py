@@ -39,16 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument(
-        "--log-json", action="store_true", help="write log events as JSON lines on stderr"
-    )
-    parser.add_argument(
-        "--log-level",
-        choices=["debug", "info", "warning", "error"],
-        default="warning",
-        help="least severe log events shown on stderr (default warning; DEBUG_GROUNDING=true "
-        "shows the forensic debug events)",
-    )
+    _add_log_options(parser, with_defaults=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     demo.register(subparsers)
     route.register(subparsers)
@@ -56,7 +47,28 @@ def build_parser() -> argparse.ArgumentParser:
     als.register(subparsers)
     emulator_command.register(subparsers)
     providers.register(subparsers)
+    for subparser in subparsers.choices.values():
+        # The same options after the subcommand too (``route ... --log-json``): there they only
+        # override what was given before it, never reset it to a default.
+        _add_log_options(subparser, with_defaults=False)
     return parser
+
+
+def _add_log_options(parser: argparse.ArgumentParser, *, with_defaults: bool) -> None:
+    """``--log-json`` and ``--log-level``; without defaults they set nothing unless given."""
+    parser.add_argument(
+        "--log-json",
+        action="store_true",
+        default=False if with_defaults else argparse.SUPPRESS,
+        help="write log events as JSON lines on stderr",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning" if with_defaults else argparse.SUPPRESS,
+        help="least severe log events shown on stderr (default warning; DEBUG_GROUNDING=true "
+        "shows the forensic debug events)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from router.cli import main
+from router.emulator import Emulator
 
 SUBCOMMANDS = ["demo", "route", "batch", "als", "emulator", "providers"]
+# Each subcommand with the arguments it cannot do without.
+MINIMAL_ARGV = {
+    "demo": ["demo"],
+    "route": ["route"],
+    "batch": ["batch", "in.jsonl", "-o", "out.jsonl"],
+    "als": ["als", "out.jsonl"],
+    "emulator": ["emulator"],
+    "providers": ["providers"],
+}
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
@@ -69,3 +81,35 @@ def test_route_vendor_choices_come_from_the_registry(capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     for vendor in vendors():
         assert vendor in err
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_global_log_options_are_accepted_after_the_subcommand(command: str) -> None:
+    """`--log-json` and `--log-level` work after any subcommand, as the README puts them."""
+    from router.cli import build_parser
+
+    args = build_parser().parse_args([*MINIMAL_ARGV[command], "--log-json", "--log-level", "debug"])
+    assert (args.log_json, args.log_level) == (True, "debug")
+
+
+def test_global_log_options_before_the_subcommand_are_kept() -> None:
+    """Options given before the subcommand are not reset by the subcommand's own defaults."""
+    from router.cli import build_parser
+
+    args = build_parser().parse_args(["--log-json", "--log-level", "info", "providers"])
+    assert (args.log_json, args.log_level) == (True, "info")
+
+
+def test_debug_route_example_of_the_readme_runs(
+    emulator: Emulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`DEBUG_GROUNDING=true grounding-router route ... --log-json` logs JSON debug events."""
+    monkeypatch.setenv("OPENAI_BASE_URL", emulator.openai_base_url)
+    monkeypatch.setenv("DEBUG_GROUNDING", "true")
+    code = main(
+        ["route", "--vendor", "openai", "--model", "gpt-5", "--grounded", "Q", "--log-json"]
+    )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    events = [json.loads(line)["event"] for line in err.splitlines()]
+    assert "citation_domain_derived" in events
