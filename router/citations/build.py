@@ -313,7 +313,11 @@ class CitationCollector:
             "url": found.url,
             "source_domain": found.domain,
             "title": found.title,
-            "snippet": None if snippet is None else sanitize_text(snippet, limit=SNIPPET_LIMIT),
+            "snippet": (
+                None
+                if snippet is None
+                else sanitize_text(snippet, limit=SNIPPET_LIMIT, ellipsis_after=True)
+            ),
             "source_type": found.source_type,
             "rank": rank if type(rank) is int and rank >= 1 else _rank(rank),
             "raw": {},  # copied from `raw` in citations(), for the kept citations only

@@ -22,11 +22,15 @@ _MARGIN_DIVISOR = 4
 _MARGIN = 16
 
 
-def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
+def sanitize_text(
+    text: object, *, limit: int | None = None, ellipsis_after: bool = False
+) -> str | None:
     """Text fit for a citation field: controls out, whitespace runs as one space, trimmed.
 
-    With ``limit``, a longer text is cut to at most ``limit`` characters ending in "…". None for
-    anything that is not a string or leaves nothing.
+    With ``limit``, a longer text is cut to at most ``limit`` characters ending in "…"; with
+    ``ellipsis_after`` too, it keeps its first ``limit`` characters and "…" follows them (the
+    snippet rule of the spec, ``slice(0, 200) + "…"``). None for anything that is not a string
+    or leaves nothing.
     """
     if not isinstance(text, str):
         return None
@@ -39,12 +43,18 @@ def sanitize_text(text: object, *, limit: int | None = None) -> str | None:
                 break
             head = sanitize_text(text[:head_size])
             if head is not None and len(head) > limit:
-                return head[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+                return _cut(head, limit, ellipsis_after)
     cleaned = " ".join(text.split())  # str.split() and re's \s agree on what whitespace is
     if not cleaned.isprintable():  # every control character is unprintable: skip the scan
         cleaned = _CONTROL.sub("", cleaned).strip()
     if not cleaned:
         return None
     if limit is not None and len(cleaned) > limit:
-        cleaned = cleaned[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+        return _cut(cleaned, limit, ellipsis_after)
     return cleaned
+
+
+def _cut(cleaned: str, limit: int, ellipsis_after: bool) -> str:
+    if ellipsis_after:
+        return cleaned[:limit] + ELLIPSIS
+    return cleaned[: max(limit - 1, 0)].rstrip() + ELLIPSIS

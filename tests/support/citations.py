@@ -60,8 +60,12 @@ def citation_problems(citation: Any, content: str, *, provider: str | None = Non
         if not isinstance(value, str) or not value.strip() or _UNCLEAN_TEXT.search(value):
             problems.append(f"{key} {value!r:.80}")
     snippet = citation["snippet"]
-    if isinstance(snippet, str) and len(snippet) > SNIPPET_LIMIT:
-        problems.append(f"snippet longer than {SNIPPET_LIMIT} characters")
+    if (
+        isinstance(snippet, str)
+        and len(snippet) > SNIPPET_LIMIT
+        and (len(snippet) > SNIPPET_LIMIT + 1 or not snippet.endswith("…"))
+    ):
+        problems.append(f"snippet longer than {SNIPPET_LIMIT} characters and a closing '…'")
     cited_text = citation["cited_text"]
     if isinstance(cited_text, str) and len(cited_text) > CITED_TEXT_LIMIT:
         problems.append(f"cited_text longer than {CITED_TEXT_LIMIT} characters")

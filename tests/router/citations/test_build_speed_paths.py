@@ -16,12 +16,14 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _ODD_CHARACTERS = " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2028\u3000\x00\x7f\x9f\ud800\u200b\ue200é"
 
 
-def _reference_sanitize(text: str, limit: int | None) -> str | None:
+def _reference_sanitize(text: str, limit: int | None, ellipsis_after: bool) -> str | None:
     """sanitize_text as the contract states it: collapse, remove controls, trim, then cut."""
     cleaned = _CONTROL.sub("", _WHITESPACE_RUN.sub(" ", text)).strip()
     if not cleaned:
         return None
     if limit is not None and len(cleaned) > limit:
+        if ellipsis_after:
+            return cleaned[:limit] + "…"
         cleaned = cleaned[: max(limit - 1, 0)].rstrip() + "…"
     return cleaned
 
@@ -34,10 +36,13 @@ _texts = st.one_of(
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_texts, st.sampled_from([None, 0, 1, 5, 200]))
-def test_sanitize_text_matches_the_plain_computation(text: str, limit: int | None) -> None:
+@given(_texts, st.sampled_from([None, 0, 1, 5, 200]), st.booleans())
+def test_sanitize_text_matches_the_plain_computation(
+    text: str, limit: int | None, ellipsis_after: bool
+) -> None:
     """str.split whitespace, the printable shortcut and the head-only cut change nothing."""
-    assert sanitize_text(text, limit=limit) == _reference_sanitize(text, limit)
+    expected = _reference_sanitize(text, limit, ellipsis_after)
+    assert sanitize_text(text, limit=limit, ellipsis_after=ellipsis_after) == expected
 
 
 def test_repeated_builds_are_equal() -> None:

@@ -80,15 +80,20 @@ def test_all_fields_carried_and_typed() -> None:
     assert citation["spans"][0] is not spans[0]
 
 
-def test_snippet_cut_to_two_hundred_characters_with_ellipsis() -> None:
-    """A long snippet is cut to at most 200 characters, ending in '…'."""
-    citation = make_citation(provider="vertex", url="https://example.com/a", snippet="word " * 100)
+def test_snippet_cut_to_two_hundred_characters_then_ellipsis() -> None:
+    """A long snippet keeps its first 200 characters and gains '…' after them (201 in all)."""
+    text = " ".join(f"{n:03}" for n in range(100))  # no whitespace runs: cleaning keeps it
+    citation = make_citation(provider="vertex", url="https://example.com/a", snippet=text)
     assert citation is not None
-    snippet = citation["snippet"]
-    assert snippet is not None
-    assert len(snippet) <= 200
-    assert snippet.endswith("…")
-    assert snippet.startswith("word word")
+    assert citation["snippet"] == text[:200] + "…"
+
+
+def test_snippet_of_two_hundred_characters_is_not_cut() -> None:
+    """A snippet of exactly 200 characters is kept whole, with no '…'."""
+    text = "x" * 200
+    citation = make_citation(provider="vertex", url="https://example.com/a", snippet=text)
+    assert citation is not None
+    assert citation["snippet"] == text
 
 
 def test_control_characters_removed_from_title_and_snippet() -> None:
@@ -230,7 +235,16 @@ def test_no_events_without_grounding_debug() -> None:
         (None, None, None),
         (42, None, None),
     ],
-    ids=["plain", "whitespace", "cut", "fits", "cut-trims", "only-controls", "none", "number"],
+    ids=[
+        "plain",
+        "whitespace",
+        "cut",
+        "fits",
+        "cut-trims",
+        "only-controls",
+        "none",
+        "number",
+    ],
 )
 def test_sanitize_text(text: object, limit: int | None, expected: str | None) -> None:
     """sanitize_text removes controls, collapses whitespace and cuts with '…' at the limit."""
@@ -308,3 +322,13 @@ def test_merge_keeps_the_first_cited_text_and_location() -> None:
     assert merged["rank"] == 1
     assert merged["cited_text"] == "passage"
     assert merged["location"] == {"type": "url_citation", "start_index": 4, "end_index": 9}
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [("abcdef", 4, "abcd…"), ("abcd", 4, "abcd"), ("ab   cdef", 4, "ab c…")],
+    ids=["cut", "fits", "cut-keeps-the-space"],
+)
+def test_sanitize_text_ellipsis_after_limit(text: str, limit: int, expected: str) -> None:
+    """With ellipsis_after, a cut keeps the first `limit` characters and appends '…'."""
+    assert sanitize_text(text, limit=limit, ellipsis_after=True) == expected
