@@ -4,7 +4,8 @@
 scheme and host, uppercase percent-encoding hex digits, decode percent-encoded unreserved
 characters, remove dot segments per section 5.2.4) and the scheme-based one of section 6.2.3
 (drop the default port, one form for the empty root path), then removes what only tracks the
-reader: ``utm_*`` and the known click and campaign identifiers, and the text-fragment directive
+reader: ``utm_*`` and the known click and campaign identifiers (the data of
+``router.citations.tracking``), and the text-fragment directive
 ``:~:text=`` of a fragment. Characters that may not appear in a URL (the spaces in Google's
 ``google.com/search?q=weather in Paris`` chunks, non-ASCII text) are percent-encoded as UTF-8;
 reserved characters that were percent-encoded stay encoded (``%2F`` in a query is not ``/``).
@@ -25,6 +26,11 @@ from urllib.parse import quote, unquote
 
 from router.citations.domains import host_parts
 from router.citations.hosts import authority_and_host
+from router.citations.tracking import (
+    TRACKING_PARAMETERS,
+    TRACKING_PREFIXES,
+    tracking_part_matcher,
+)
 
 __all__ = [
     "REDIRECTORS",
@@ -45,55 +51,6 @@ __all__ = [
     "split_canonical_url",
     "unwrap_redirect",
 ]
-
-# Query parameters that identify a click, a campaign or a share, never the page (compared
-# lowercased). Generic names such as `ref`, `source` or `id` are deliberately absent: sites use
-# them to pick content.
-TRACKING_PREFIXES: tuple[str, ...] = ("utm_", "mtm_")
-TRACKING_PARAMETERS: frozenset[str] = frozenset(
-    {
-        "_ga",  # Google Analytics cross-domain linker
-        "_gl",
-        "_hsenc",  # HubSpot
-        "_hsmi",
-        "__hsfp",
-        "__hssc",
-        "__hstc",
-        "dclid",  # Google Display & Video 360
-        "ef_id",  # Adobe Advertising
-        "epik",  # Pinterest
-        "fbclid",  # Meta
-        "gad_campaignid",  # Google Ads
-        "gad_source",
-        "gbraid",
-        "gclid",
-        "gclsrc",
-        "wbraid",
-        "igsh",  # Instagram share ids
-        "igshid",
-        "li_fat_id",  # LinkedIn
-        "mc_cid",  # Mailchimp
-        "mc_eid",
-        "mkt_tok",  # Marketo
-        "msclkid",  # Microsoft Ads
-        "oly_anon_id",  # Omeda
-        "oly_enc_id",
-        "pk_campaign",  # Matomo (Piwik) campaign names; `pk_` alone is too generic
-        "pk_content",
-        "pk_keyword",
-        "pk_kwd",
-        "pk_medium",
-        "pk_source",
-        "rb_clickid",  # Rakuten
-        "s_kwcid",  # Adobe Analytics
-        "srsltid",  # Google Merchant Center
-        "ttclid",  # TikTok
-        "twclid",  # X / Twitter
-        "vero_conv",  # Vero
-        "vero_id",
-        "yclid",  # Yandex
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,13 +153,6 @@ _PLAIN_URL = re.compile(
     rf"(https?)://([^/?#\t\n\r]*+)([{_KEPT_CHARS}]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}]*+)*+)"
     rf"(?:\?([{_KEPT_CHARS}?]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}?]*+)*+))?\Z"
 )
-_TRACKING_PARAMETER = re.compile(
-    "|".join(
-        [*(re.escape(prefix) for prefix in TRACKING_PREFIXES)]
-        + [rf"{re.escape(name)}(?:=|\Z)" for name in sorted(TRACKING_PARAMETERS)]
-    ),
-    re.IGNORECASE | re.ASCII,
-)
 _TEXT_FRAGMENT_DIRECTIVE = ":~:"
 _MAX_UNWRAP_DEPTH = 5
 
@@ -242,13 +192,14 @@ def _remove_dot_segments(path: str) -> str:
     return "/" + "/".join(output)
 
 
-def _kept_parameters(query: str) -> str:
+def _kept_parameters(query: str, host: str) -> str:
     """An encoded query without its tracking and empty ``name=value`` parts.
 
     A part is tracking when its name, compared lowercased, starts with one of
-    ``TRACKING_PREFIXES`` or is one of ``TRACKING_PARAMETERS`` (the query is ASCII here).
+    ``TRACKING_PREFIXES``, is one of ``TRACKING_PARAMETERS``, or is one of the host's site's
+    names (``router.citations.tracking``); the query is ASCII here.
     """
-    tracking = _TRACKING_PARAMETER.match
+    tracking = tracking_part_matcher(host)
     return "&".join([part for part in query.split("&") if part and not tracking(part)])
 
 
@@ -331,7 +282,7 @@ def _parse(url: str, *, one_scan: bool = True) -> CanonicalUrl | None:
         path = ""
     canonical = f"{scheme}://{authority}{path}"
     if query:
-        query = _kept_parameters(query)
+        query = _kept_parameters(query, host)
         if query:
             canonical = f"{canonical}?{query}"
     else:

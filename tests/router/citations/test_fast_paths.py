@@ -27,6 +27,7 @@ from router.citations.source_types import (
     VIDEO_PATH,
     host_kinds,
 )
+from router.citations.tracking import SITE_TRACKING_PARAMETERS, tracking_part_matcher
 from router.citations.urls import parse_url
 from router.types import Span
 
@@ -89,18 +90,28 @@ def test_parse_url_is_normalize_url_with_parts(url: str) -> None:
 _names = st.one_of(
     st.sampled_from(sorted(TRACKING_PARAMETERS)),
     st.sampled_from([*TRACKING_PREFIXES, "utm", "utm_", "UTM_Source", "Gclid", "igsh", "igshid"]),
+    st.sampled_from(["si", "SI", "feature", "pp", "kw"]),
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz_GCLID", max_size=9),
 )
 
 
 @_SETTINGS
-@given(_names, st.sampled_from(["", "=", "=1", "=a=b", "x=1"]))
-def test_tracking_pattern_is_the_table_rule(name: str, rest: str) -> None:
-    """A query part is dropped exactly when its lowercased name is a tracking one."""
+@given(
+    _names,
+    st.sampled_from(["", "=", "=1", "=a=b", "x=1"]),
+    st.sampled_from(["example.com", "www.youtube.com", "youtu.be", "open.spotify.com"]),
+)
+def test_tracking_pattern_is_the_table_rule(name: str, rest: str, host: str) -> None:
+    """A query part is dropped exactly when its lowercased name is a tracking one on its host."""
     part = name + rest
     key = part.partition("=")[0].lower()
-    tracking = key.startswith(TRACKING_PREFIXES) or key in TRACKING_PARAMETERS
-    assert (urls._TRACKING_PARAMETER.match(part) is not None) is tracking
+    site = next((s for s in SITE_TRACKING_PARAMETERS if host == s or host.endswith(f".{s}")), "")
+    tracking = (
+        key.startswith(TRACKING_PREFIXES)
+        or key in TRACKING_PARAMETERS
+        or key in SITE_TRACKING_PARAMETERS.get(site, ())
+    )
+    assert (tracking_part_matcher(host)(part) is not None) is tracking
 
 
 _WORDS = [*sorted(DOC_PATH_SEGMENTS), "news", "article", "stories", "live-updates", "watch"]
