@@ -15,7 +15,9 @@ from router.types import Citation
 __all__ = ["scrub", "scrub_citations", "scrub_value"]
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_MAX_DEPTH = 32
+# Deeper than any value the router lets into a response (``max_json_depth`` is at most 200,
+# caller metadata at most 32 levels), so every string of a response is reached.
+_MAX_DEPTH = 256
 
 
 def scrub(text: str) -> str:

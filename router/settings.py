@@ -10,6 +10,8 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from router.types import MAX_TIMEOUT_S
+
 __all__ = ["ENV_PREFIX", "RouterSettings"]
 
 ENV_PREFIX = "GROUNDING_ROUTER_"
@@ -30,6 +32,8 @@ class RouterSettings(BaseSettings):
         extra="ignore",
         populate_by_name=True,
         frozen=True,
+        # inf and NaN pass "> 0" and then overflow the SDKs' arithmetic; no setting needs them.
+        allow_inf_nan=False,
     )
 
     # OpenAI
@@ -52,18 +56,22 @@ class RouterSettings(BaseSettings):
     )
 
     # Calls and retries: one retry layer (the router's); the SDKs' own retries are off.
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     max_attempts: int = Field(default=3, ge=1, le=10)
     retry_initial_delay_s: float = Field(default=0.5, ge=0)
     retry_max_delay_s: float = Field(default=8.0, ge=0)
     retry_after_cap_s: float = Field(default=30.0, ge=0)
+
+    # Replies: a JSON answer nested deeper than this is refused (the response could not be
+    # written as JSON past about 250 levels, so 200 is the most allowed).
+    max_json_depth: int = Field(default=100, ge=1, le=200)
 
     # REQUIRED grounding: ask once more when the model skipped the search.
     reask_on_required_failure: bool = False
 
     # Optional resolution of redirect URLs to find the true source domain (network; off).
     resolve_redirects: bool = False
-    resolver_timeout_s: float = Field(default=2.0, gt=0)
+    resolver_timeout_s: float = Field(default=2.0, gt=0, le=MAX_TIMEOUT_S)
     resolver_max_concurrency: int = Field(default=8, ge=1)
     resolver_cache_ttl_s: float = Field(default=3600.0, ge=0)
 

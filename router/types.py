@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any, Literal, Required, get_args
@@ -23,8 +24,11 @@ from pydantic_core import ErrorDetails
 from typing_extensions import TypedDict
 
 from router.errors import RequestValidationError
+from router.nesting import nesting_depth
 
 __all__ = [
+    "MAX_METADATA_DEPTH",
+    "MAX_TIMEOUT_S",
     "Citation",
     "GroundingMode",
     "LLMRequest",
@@ -54,6 +58,13 @@ LocationType = Literal[
 ]
 
 VENDORS: tuple[Vendor, ...] = get_args(Vendor)
+
+MAX_TIMEOUT_S = 86_400.0
+"""The longest timeout a request or the settings may ask for: one day. Larger values (``1e308``,
+``inf``) would overflow the SDKs' millisecond and event-loop arithmetic."""
+
+MAX_METADATA_DEPTH = 32
+"""How deep a request's ``metadata`` may nest: tags, not documents."""
 
 
 class Span(TypedDict):
@@ -163,7 +174,7 @@ class LLMRequest(_StrictModel):
     json_schema: dict[str, Any] | None = None
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_output_tokens: int | None = Field(default=None, gt=0)
-    timeout_s: float | None = Field(default=None, gt=0.0)
+    timeout_s: float | None = Field(default=None, gt=0.0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     request_id: str | None = Field(default=None, min_length=1)
     user_location: UserLocation | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -181,6 +192,16 @@ class LLMRequest(_StrictModel):
         if not value.strip():
             raise ValueError("must name a model, such as 'gpt-5' or 'gemini-2.5-flash'")
         return value.strip()
+
+    @field_validator("metadata")
+    @classmethod
+    def _json_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        problem = _not_json(value)
+        if problem is not None:
+            raise ValueError(
+                f"must be JSON (it is echoed in the response and batch rows): {problem}"
+            )
+        return value
 
     @field_validator("json_schema")
     @classmethod
@@ -200,6 +221,8 @@ class LLMRequest(_StrictModel):
     def _report_as_request_error(
         cls, data: Any, handler: ModelWrapValidatorHandler[LLMRequest]
     ) -> LLMRequest:
+        if isinstance(data, Mapping) and type(data) is not dict:
+            data = _plain_dict(data)
         request_id = data.get("request_id") if isinstance(data, Mapping) else None
         if data is not None and not isinstance(data, Mapping | LLMRequest):
             raise RequestValidationError(
@@ -224,6 +247,54 @@ class LLMRequest(_StrictModel):
     def requires_grounding(self) -> bool:
         """True when REQUIRED grounding applies and must be post-validated."""
         return self.grounded and self.grounding_mode == "REQUIRED"
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain_dict(data: Mapping[Any, Any]) -> dict[Any, Any]:
+    """A caller's own mapping read once into a dict; one whose methods raise is a request error."""
+    try:
+        return dict(data.items())
+    except Exception as exc:
+        raise RequestValidationError(
+            f"request: the mapping given could not be read ({type(exc).__name__})",
+            field="request",
+        ) from exc
+
+
+def _not_json(value: dict[str, Any]) -> str | None:
+    """What keeps ``value`` from being written as JSON, or None when nothing does.
+
+    JSON here means what the response's serialiser writes: objects with string keys, arrays,
+    strings that UTF-8 can encode, finite numbers, booleans and null, at most
+    ``MAX_METADATA_DEPTH`` levels deep. A caller-built mapping that fails to be read is not JSON.
+    """
+    try:
+        if nesting_depth(value, stop_at=MAX_METADATA_DEPTH) > MAX_METADATA_DEPTH:
+            return f"nested deeper than {MAX_METADATA_DEPTH} levels"
+        pending: list[tuple[str, Any]] = [("metadata", value)]
+        while pending:
+            where, item = pending.pop()
+            if isinstance(item, Mapping):
+                for key, child in item.items():
+                    if not isinstance(key, str):
+                        return f"{where} has a key that is not a string ({type(key).__name__})"
+                    pending.append((f"{where}.{key}", child))
+            elif isinstance(item, list | tuple):
+                pending.extend((f"{where}[{index}]", child) for index, child in enumerate(item))
+            elif not isinstance(item, _JSON_SCALARS):
+                return f"{where} is a {type(item).__name__}"
+            elif isinstance(item, float) and not math.isfinite(item):
+                return f"{where} is {item!r}, which JSON cannot hold"
+            elif isinstance(item, str) and _LONE_SURROGATE.search(item):
+                return f"{where} holds a lone surrogate, which UTF-8 cannot encode"
+    except Exception as exc:  # a caller's mapping whose methods raise
+        return f"it could not be read ({type(exc).__name__})"
+    return None
+
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _check_consistency(request: LLMRequest) -> LLMRequest:

@@ -19,9 +19,15 @@ import structlog
 
 from adapters.base import Adapter, AdapterResult
 from adapters.registry import provider
-from router.errors import GroundingRequiredFailedError, RouterError
+from router.errors import (
+    GroundingRequiredFailedError,
+    RequestValidationError,
+    ResponseParseError,
+    RouterError,
+)
 from router.logging import grounding_debug, grounding_debug_enabled, register_secret
 from router.lone_surrogates import scrub, scrub_citations, scrub_value
+from router.nesting import nesting_depth
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.types import LLMRequest, LLMResponse, Vendor
@@ -39,7 +45,14 @@ def as_request(request: RequestInput) -> LLMRequest:
     """Accept an ``LLMRequest`` or a plain dict; bad input raises ``RequestValidationError``."""
     if isinstance(request, LLMRequest):
         return request
-    return LLMRequest.model_validate(request)
+    try:
+        return LLMRequest.model_validate(request)
+    except RouterError:
+        raise
+    except Exception as exc:  # a caller's object whose methods raise while being read
+        raise RequestValidationError(
+            f"request: could not be read ({type(exc).__name__})", field="request"
+        ) from exc
 
 
 class UnifiedLLMAdapter:
@@ -180,6 +193,7 @@ class UnifiedLLMAdapter:
     def _finish(
         self, request: LLMRequest, result: AdapterResult, attempts: int, started: float
     ) -> LLMResponse:
+        _check_nesting(result, self.settings.max_json_depth)
         response = _guarded(lambda: _assemble(request, result, attempts, started))
         for warning in result.warnings:
             log.warning(
@@ -227,6 +241,18 @@ class UnifiedLLMAdapter:
 
 
 Router = UnifiedLLMAdapter
+
+
+def _check_nesting(result: AdapterResult, limit: int) -> None:
+    """A JSON answer deeper than the limit is refused: no response could carry it as JSON."""
+    if result.parsed is None:
+        return
+    if nesting_depth(result.parsed, stop_at=limit) > limit:
+        raise ResponseParseError(
+            f"the JSON answer nests more than {limit} levels deep, more than a response may hold "
+            "(GROUNDING_ROUTER_MAX_JSON_DEPTH)",
+            reason="json_too_deep",
+        )
 
 
 def _assemble(

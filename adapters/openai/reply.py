@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.base import AdapterResult
+from adapters.json_answer import unholdable_json
 from adapters.openai.citations import OpenAIExtraction, read_openai_reply
 from adapters.openai.values import as_mapping
 from router.errors import ResponseParseError
@@ -68,6 +69,8 @@ def parse_json_answer(content: str, *, incomplete: str | None = None) -> Any:
             vendor="openai",
             reason="invalid_json",
         ) from exc
+    except (ValueError, RecursionError) as exc:  # digits past int's limit, nesting past Python's
+        raise unholdable_json("OpenAI", exc, vendor="openai") from exc
 
 
 def _unusable(

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from adapters.base import AdapterResult
+from adapters.json_answer import unholdable_json
 from adapters.vertex.mapping import VertexReply
 from router.errors import ResponseParseError
 from router.types import Usage
@@ -48,6 +49,8 @@ def json_answer(text: str) -> Any:
             vendor="vertex",
             reason="invalid_json",
         ) from exc
+    except (ValueError, RecursionError) as exc:  # digits past int's limit, nesting past Python's
+        raise unholdable_json("Vertex AI", exc, vendor="vertex") from exc
 
 
 def sum_usage(first: Usage, second: Usage) -> Usage:

@@ -121,3 +121,51 @@ def test_constructor_with_schema_sets_json_mode_without_warnings() -> None:
         json_schema={"type": "object"},
     )
     assert request.json_mode is True
+
+
+class _Unreadable(dict[str, Any]):
+    """A caller-built mapping whose methods raise."""
+
+    def items(self) -> Any:
+        raise RuntimeError("broken mapping")
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("broken mapping")
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"n": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("metadata", "fragment"),
+    [
+        ({"tags": {"a", "b"}}, "metadata.tags is a set"),
+        ({"when": object()}, "metadata.when is a object"),
+        ({"x": float("nan")}, "metadata.x is nan"),
+        (_deep(33), "nested deeper than 32 levels"),
+        ({"inner": _Unreadable(a=1)}, "could not be read (RuntimeError)"),
+    ],
+    ids=["set", "object", "nan", "too-deep", "unreadable"],
+)
+def test_metadata_must_be_json(metadata: dict[Any, Any], fragment: str) -> None:
+    """Metadata the response could not write as JSON is refused when the request is made."""
+    with pytest.raises(RequestValidationError) as caught:
+        LLMRequest.model_validate({**VALID, "metadata": metadata})
+    assert caught.value.field == "metadata"
+    assert fragment in str(caught.value)
+
+
+def test_json_metadata_within_the_depth_is_kept() -> None:
+    """Tags nested 32 levels deep, with every JSON type, pass unchanged."""
+    metadata = {"deep": _deep(31), "all": [1, 2.5, "s", True, None, {"k": []}]}
+    assert LLMRequest.model_validate({**VALID, "metadata": metadata}).metadata == metadata
+
+
+def test_caller_mapping_whose_methods_raise_is_a_request_error() -> None:
+    """A request given as a mapping that cannot be read is a RequestValidationError."""
+    with pytest.raises(RequestValidationError, match="could not be read"):
+        LLMRequest.model_validate(_Unreadable(VALID))

@@ -7,7 +7,7 @@ the end-to-end tests with the real SDKs and the emulator live in tests/test_end_
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -140,6 +140,39 @@ def test_dict_request_is_validated_before_any_call() -> None:
     with pytest.raises(RequestValidationError, match="messages"):
         make_router(adapter).route(request(messages=[]))
     assert adapter.calls == []
+
+
+class _RaisingMapping(Mapping[str, Any]):
+    """A caller-built mapping whose every method raises."""
+
+    def __getitem__(self, key: str) -> Any:
+        raise RuntimeError("broken")
+
+    def __iter__(self) -> Iterator[str]:
+        raise RuntimeError("broken")
+
+    def __len__(self) -> int:
+        raise RuntimeError("broken")
+
+
+@pytest.mark.parametrize("call", ["route", "aroute"])
+def test_mapping_whose_methods_raise_is_a_request_error(call: str) -> None:
+    """A request given as a mapping that raises when read leaves as RequestValidationError."""
+    adapter = ScriptedAdapter(GROUNDED)
+    router = make_router(adapter)
+    with pytest.raises(RequestValidationError, match="could not be read"):
+        if call == "route":
+            router.route(_RaisingMapping())
+        else:
+            asyncio.run(router.aroute(_RaisingMapping()))
+    assert adapter.calls == []
+
+
+@pytest.mark.parametrize("value", [float("inf"), 1e308, float("nan")])
+def test_settings_refuse_a_timeout_that_would_overflow(value: float) -> None:
+    """GROUNDING_ROUTER_TIMEOUT_S of inf, 1e308 or NaN is a settings error, not a later crash."""
+    with pytest.raises(ValueError, match="timeout_s"):
+        RouterSettings(_env_file=None, timeout_s=value)  # type: ignore[call-arg]
 
 
 def test_response_carries_citations_in_fields_and_metadata() -> None:

@@ -1,0 +1,93 @@
+"""Provider replies built in memory, per vendor of the registry, for suites that craft bodies.
+
+``reply_body(vendor, text, sources=...)`` is the body a vendor's API would send for an answer
+``text`` citing ``sources`` (URLs). A vendor of ``adapters.registry.PROVIDERS`` without a
+builder here is skipped, with the reason, by :func:`require_builder`: a provider added to the
+registry gets these suites by adding its builder (the body its emulator module serves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from adapters.registry import PROVIDERS
+
+__all__ = ["BUILDERS", "openai_reply", "reply_body", "require_builder", "vertex_reply"]
+
+ANSWER = "Paris is the capital of France. "
+
+
+def openai_reply(text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, Any]:
+    """An OpenAI Responses API body: one web search, one message citing its first source."""
+    urls = list(sources) or ["https://example.com/paris"]
+    search = {
+        "type": "search",
+        "query": "capital of France",
+        "sources": [{"type": "url", "url": url} for url in urls],
+    }
+    annotations = [
+        {"type": "url_citation", "url": url, "title": "Paris", "start_index": 0, "end_index": 5}
+        for url in urls
+    ]
+    return {
+        "id": "resp_built",
+        "object": "response",
+        "model": "gpt-5",
+        "status": "completed",
+        "output": [
+            {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": search},
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": annotations}],
+            },
+        ],
+    }
+
+
+def vertex_reply(text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, Any]:
+    """A Vertex AI ``generateContent`` body: grounding chunks for each source, all supported."""
+    urls = list(sources) or ["https://example.com/paris"]
+    chunks = [{"web": {"uri": url, "title": "Paris"}} for url in urls]
+    support = {
+        "segment": {"startIndex": 0, "endIndex": 5},
+        "groundingChunkIndices": list(range(len(urls))),
+    }
+    candidate = {
+        "content": {"role": "model", "parts": [{"text": text}]},
+        "finishReason": "STOP",
+        "groundingMetadata": {
+            "webSearchQueries": ["capital of France"],
+            "groundingChunks": chunks,
+            "groundingSupports": [support],
+        },
+    }
+    return {"candidates": [candidate], "modelVersion": "gemini-2.5-flash"}
+
+
+BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "openai": openai_reply,
+    "vertex": vertex_reply,
+}
+
+
+def require_builder(vendor: str) -> Callable[..., dict[str, Any]]:
+    """The vendor's reply builder; skips the test (saying what is missing) when there is none."""
+    assert vendor in PROVIDERS
+    builder = BUILDERS.get(vendor)
+    if builder is None:
+        pytest.skip(
+            f"{vendor}: no reply builder in tests/support/replies.py; the provider package "
+            "must come with the body shape of its API (what its emulator module serves)"
+        )
+    return builder
+
+
+def reply_body(vendor: str, text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, Any]:
+    """The body ``vendor``'s API sends for ``text`` citing ``sources``."""
+    return require_builder(vendor)(text, sources)
