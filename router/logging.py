@@ -23,6 +23,8 @@ from typing import Any, TextIO, cast
 
 import structlog
 
+from router.terminal import json_for_terminal, terminal_safe_fields
+
 __all__ = [
     "MAX_LOG_FIELD_CHARS",
     "REDACTED",
@@ -188,6 +190,16 @@ def cap_field_sizes(
     return event_dict
 
 
+def _fields_for_terminal(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> Mapping[str, Any]:
+    return terminal_safe_fields(event_dict)
+
+
+def _json_line_for_terminal(_logger: Any, _method: str, line: Any) -> Any:
+    return json_for_terminal(line) if isinstance(line, str) else line
+
+
 class _CurrentStderr:
     """Writes to whatever ``sys.stderr`` is now, so a progress bar that redirects it still works."""
 
@@ -210,11 +222,13 @@ def configure_logging(
     ``debug_grounding`` lowers the level to debug so the forensic events show.
     """
     numeric_level = logging.DEBUG if debug_grounding else logging.getLevelName(level.upper())
-    renderer: structlog.typing.Processor
+    # The last steps make the line safe for a terminal: the values a console line prints raw are
+    # cleaned before rendering; a JSON line has what JSON leaves raw escaped after it.
+    rendering: list[structlog.typing.Processor]
     if json_lines:
-        renderer = structlog.processors.JSONRenderer()
+        rendering = [structlog.processors.JSONRenderer(), _json_line_for_terminal]
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=False)
+        rendering = [_fields_for_terminal, structlog.dev.ConsoleRenderer(colors=False)]
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -223,7 +237,7 @@ def configure_logging(
             structlog.processors.format_exc_info,
             cap_field_sizes,
             redact_secrets,
-            renderer,
+            *rendering,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
         logger_factory=structlog.PrintLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),

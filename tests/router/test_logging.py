@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 import structlog
 
 from router.logging import (
@@ -17,6 +18,7 @@ from router.logging import (
     redacted_prefix,
     register_secret,
 )
+from support.hostile import HOSTILE_TEXTS, unsafe_characters
 
 
 def _render(json_lines: bool = True, **event: object) -> str:
@@ -89,3 +91,32 @@ def test_redacted_prefix_removes_a_secret_the_cut_would_split() -> None:
     shown = redacted_prefix(text, 20)
     assert shown == f"proxy echo: {REDACTED}"[:20]
     assert "plain-re" not in shown
+
+
+def _rendered_hostile(json_lines: bool) -> str:
+    stream = io.StringIO()
+    configure_logging(json_lines=json_lines, stream=stream, debug_grounding=True)
+    try:
+        log = structlog.get_logger("test")
+        for text in HOSTILE_TEXTS:
+            log.warning(f"[CITATIONS] OpenAI: 1 tool calls. First output item: {text}", model=text)
+            log.debug("vertex_reply_mapped", response_id=text, finish_reason=text)
+            log.info("nested", item={text: [text, {"deep": text}]}, items=(text,))
+    finally:
+        structlog.reset_defaults()
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("json_lines", [False, True], ids=["console", "json"])
+def test_log_lines_cannot_drive_a_terminal(json_lines: bool) -> None:
+    """Event names, field names and values, nested or not, reach stderr without escapes."""
+    printed = _rendered_hostile(json_lines)
+    assert unsafe_characters(printed) == []
+    assert "Official source" in printed
+
+
+def test_json_log_lines_keep_the_exact_values() -> None:
+    """JSON lines escape what a terminal would act on and still read back as the same text."""
+    lines = [json.loads(line) for line in _rendered_hostile(True).splitlines()]
+    models = [line["model"] for line in lines if "model" in line]
+    assert models == HOSTILE_TEXTS

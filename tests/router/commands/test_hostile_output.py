@@ -193,3 +193,71 @@ def test_batch_summary_output(
     assert code == 0, err
     assert_neutralised(out + err)
     assert len(output.read_text(encoding="utf-8").splitlines()) == len(requests)
+
+
+def searched_but_uncited(vendor: str) -> dict[str, Any]:
+    """A hostile reply that searched and cites nothing: it brings the [CITATIONS] warning."""
+    body = hostile_body(vendor)
+    if vendor == "openai":
+        body["id"] = OSC_LINK
+        for item in body["output"]:
+            if item.get("type") == "web_search_call":
+                item["action"] = {"type": "search", "query": " ".join(HOSTILE_TEXTS)}
+            for part in item.get("content") or []:
+                part["annotations"] = []
+    else:
+        body["responseId"] = OSC_LINK
+        grounding = body["candidates"][0]["groundingMetadata"]
+        for key in ("groundingChunks", "groundingSupports"):
+            grounding.pop(key, None)
+        grounding.update({text: [] for text in HOSTILE_TEXTS})
+    return body
+
+
+@pytest.mark.usefixtures("warnings_shown")
+@pytest.mark.parametrize("log_json", [False, True], ids=["console", "json"])
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_forensic_and_citation_warning_logs_are_neutralised(
+    vendor: str,
+    log_json: bool,
+    cli_environment: Emulator,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With DEBUG_GROUNDING, reply ids, finish reasons and the [CITATIONS] warning log cleanly."""
+    monkeypatch.setenv("DEBUG_GROUNDING", "true")
+    cli_environment.enqueue_reply(vendor, json.dumps(searched_but_uncited(vendor)).encode())
+    flags = ["--log-json"] if log_json else []
+    argv = [*flags, "route", "--vendor", vendor, "--model", MODELS[vendor], "--grounded", "Q?"]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "[CITATIONS]" in err
+    assert_neutralised(out + err)
+
+
+@pytest.mark.usefixtures("warnings_shown")
+def test_citation_warning_at_the_default_level_names_a_hostile_model_cleanly(
+    cli_environment: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A batch line whose model carries escapes logs its [CITATIONS] warning neutralised."""
+    source = tmp_path / "in.jsonl"
+    rows = [
+        {
+            "request_id": f"m{number}",
+            "vendor": vendor,
+            "model": f"{MODELS[vendor]}\x1b]0;window title\x07\x1b[2J\x9b31m\u202e\u200f",
+            "messages": [{"role": "user", "content": f"Question {number}"}],
+            "grounded": True,
+        }
+        for number, vendor in enumerate(VENDORS)
+    ]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    for vendor in VENDORS:
+        cli_environment.enqueue_reply(vendor, json.dumps(searched_but_uncited(vendor)).encode())
+    output = tmp_path / "out.jsonl"
+    code = main(["batch", str(source), "-o", str(output), "--no-progress", "--concurrency", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert err.count("[CITATIONS]") == len(VENDORS), err
+    assert_neutralised(out + err)
