@@ -57,7 +57,8 @@ def answer(
 def test_answer_nested_past_the_limit_is_refused(
     vendor: str, call: str, router: UnifiedLLMAdapter, emulator: Emulator
 ) -> None:
-    """A JSON answer 256 levels deep is a ResponseParseError saying so, not an unwritable response."""
+    """A JSON answer 256 levels deep is a ResponseParseError saying so, not a response that
+    cannot be written."""
     with pytest.raises(ResponseParseError) as caught:
         answer(router, emulator, vendor, nested(256), call)
     assert caught.value.reason == "json_too_deep"

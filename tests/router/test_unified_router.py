@@ -160,11 +160,13 @@ def test_mapping_whose_methods_raise_is_a_request_error(call: str) -> None:
     """A request given as a mapping that raises when read leaves as RequestValidationError."""
     adapter = ScriptedAdapter(GROUNDED)
     router = make_router(adapter)
+    send: Callable[[], object] = (
+        (lambda: router.route(_RaisingMapping()))
+        if call == "route"
+        else (lambda: asyncio.run(router.aroute(_RaisingMapping())))
+    )
     with pytest.raises(RequestValidationError, match="could not be read"):
-        if call == "route":
-            router.route(_RaisingMapping())
-        else:
-            asyncio.run(router.aroute(_RaisingMapping()))
+        send()
     assert adapter.calls == []
 
 

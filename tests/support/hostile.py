@@ -24,7 +24,8 @@ VISIBLE_WORDS = ("headline", "Forged", "Official", "markup", "alert(document.coo
 """Words of the hostile texts that must still be printed, as plain text, once neutralised."""
 
 # What a terminal acts on: C0 controls but newline and tab, DEL, C1 controls (8-bit CSI/OSC),
-# bidirectional overrides, isolates and marks (LRM, RLM, ALM), and lone surrogates (which cannot even be written).
+# bidirectional overrides, isolates and marks (LRM, RLM, ALM), and lone surrogates (which
+# cannot even be written).
 _UNSAFE = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
