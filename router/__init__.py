@@ -10,8 +10,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from router.aggregate import Aggregate, aggregate
     from router.errors import (
         ConfigurationError,
+        FanoutError,
         GroundingRequiredFailedError,
         GroundingValidationError,
         ProviderError,
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
         ResponseParseError,
         RouterError,
     )
+    from router.fanout import FanoutResult, aroute_many, route_many
     from router.settings import RouterSettings
     from router.types import Citation, LLMRequest, LLMResponse, Message, Span, Usage, UserLocation
     from router.unified_llm_adapter import Router, UnifiedLLMAdapter, aroute, route
@@ -28,8 +31,11 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
+    "Aggregate": "router.aggregate",
     "Citation": "router.types",
     "ConfigurationError": "router.errors",
+    "FanoutError": "router.errors",
+    "FanoutResult": "router.fanout",
     "GroundingRequiredFailedError": "router.errors",
     "GroundingValidationError": "router.errors",
     "LLMRequest": "router.types",
@@ -47,13 +53,19 @@ _EXPORTS: dict[str, str] = {
     "UnifiedLLMAdapter": "router.unified_llm_adapter",
     "Usage": "router.types",
     "UserLocation": "router.types",
+    "aggregate": "router.aggregate",
     "aroute": "router.unified_llm_adapter",
+    "aroute_many": "router.fanout",
     "route": "router.unified_llm_adapter",
+    "route_many": "router.fanout",
 }
 
 __all__ = [
+    "Aggregate",
     "Citation",
     "ConfigurationError",
+    "FanoutError",
+    "FanoutResult",
     "GroundingRequiredFailedError",
     "GroundingValidationError",
     "LLMRequest",
@@ -72,8 +84,11 @@ __all__ = [
     "Usage",
     "UserLocation",
     "__version__",
+    "aggregate",
     "aroute",
+    "aroute_many",
     "route",
+    "route_many",
 ]
 
 

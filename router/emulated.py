@@ -8,11 +8,17 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import SecretStr
+from pydantic import AliasChoices, SecretStr
 
-from router.settings import RouterSettings
+from router.settings import ENV_PREFIX, RouterSettings
 
-__all__ = ["EMULATOR_API_KEY", "EMULATOR_TOKEN", "EmulatorEndpoints", "emulated_settings"]
+__all__ = [
+    "EMULATOR_API_KEY",
+    "EMULATOR_TOKEN",
+    "EmulatorEndpoints",
+    "emulated_environment",
+    "emulated_settings",
+]
 
 EMULATOR_API_KEY = "sk-emulator-local"
 EMULATOR_TOKEN = "emulator-local-token"
@@ -41,3 +47,22 @@ def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSe
         **overrides,
     }
     return RouterSettings(_env_file=None, **fields)
+
+
+def emulated_environment(emulator: EmulatorEndpoints) -> dict[str, str]:
+    """The environment variables that give ``emulated_settings`` (for a CLI run, an export).
+
+    Each setting under its customary name where it has one (``OPENAI_BASE_URL``), else under
+    the ``GROUNDING_ROUTER_`` prefix.
+    """
+    settings = emulated_settings(emulator)
+    environment: dict[str, str] = {}
+    for name in sorted(settings.model_fields_set):
+        value = getattr(settings, name)
+        text = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+        alias = RouterSettings.model_fields[name].validation_alias
+        if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+            environment[alias.choices[0]] = text
+        else:
+            environment[f"{ENV_PREFIX}{name.upper()}"] = text
+    return environment

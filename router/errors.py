@@ -11,8 +11,9 @@ RouterError
 │   ├── ProviderTransientError   429, 408, 5xx, timeouts, connection errors, after retries ran out
 │   └── ProviderRequestError     other 4xx: never retried
 ├── ResponseParseError           the provider's reply cannot be used at all
-└── GroundingValidationError
-    └── GroundingRequiredFailedError
+├── GroundingValidationError
+│   └── GroundingRequiredFailedError
+└── FanoutError                  route_many: not enough providers answered (each one's error kept)
 ```
 """
 
@@ -23,6 +24,7 @@ from typing import Any, Literal, Protocol
 
 __all__ = [
     "ConfigurationError",
+    "FanoutError",
     "GroundingRequiredFailedError",
     "GroundingRequiredReason",
     "GroundingValidationError",
@@ -226,3 +228,24 @@ class GroundingRequiredFailedError(GroundingValidationError):
         **context: Any,
     ) -> None:
         super().__init__(message, response=response, reason=reason, **context)
+
+
+class FanoutError(RouterError):
+    """``route_many`` could not meet its ``require``: each failed provider's error is kept.
+
+    ``errors`` maps each failed vendor to its ``RouterError``; ``result`` is the whole fan-out
+    (the answers that did arrive, and their aggregate), for forensics and partial use.
+    """
+
+    def __init__(
+        self, message: str, *, errors: dict[str, RouterError], result: object = None, **context: Any
+    ) -> None:
+        super().__init__(message, reason=context.pop("reason", "providers_failed"), **context)
+        self.errors = errors
+        self.result = result
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "providers": {vendor: error.to_dict() for vendor, error in self.errors.items()},
+        }

@@ -75,8 +75,22 @@ class RouterSettings(BaseSettings):
     resolver_max_concurrency: int = Field(default=8, ge=1)
     resolver_cache_ttl_s: float = Field(default=3600.0, ge=0)
 
+    # The model a vendor gets when a request names none (route_many, `grounding-router compare`);
+    # unset: the provider registry's default model. One per registered vendor.
+    default_model_openai: str | None = None
+    default_model_vertex: str | None = None
+    default_model_gemini: str | None = None
+    default_model_anthropic: str | None = None
+    default_model_perplexity: str | None = None
+    default_model_openrouter: str | None = None
+
     # Forensics: debug events for every citation extraction step.
     debug_grounding: bool = Field(default=False, validation_alias=_env("DEBUG_GROUNDING"))
+
+    def default_model(self, vendor: str) -> str | None:
+        """``GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>``, or None when it is not set."""
+        value = getattr(self, f"default_model_{vendor}", None)
+        return value.strip() or None if isinstance(value, str) else None
 
     def secret_values(self) -> list[str]:
         """The secrets these settings hold, for the log redaction processor."""

@@ -33,7 +33,15 @@ from router.settings import RouterSettings
 from router.types import LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator, run_validators
 
-__all__ = ["RequestInput", "Router", "UnifiedLLMAdapter", "aroute", "as_request", "route"]
+__all__ = [
+    "RequestInput",
+    "Router",
+    "UnifiedLLMAdapter",
+    "aroute",
+    "as_request",
+    "route",
+    "shared_router",
+]
 
 RequestInput = LLMRequest | Mapping[str, Any]
 T = TypeVar("T")
@@ -320,7 +328,7 @@ _default_router: UnifiedLLMAdapter | None = None
 _default_router_lock = threading.Lock()
 
 
-def _shared_router() -> UnifiedLLMAdapter:
+def shared_router() -> UnifiedLLMAdapter:
     """The process-wide router behind ``route()``, built from the environment on first use."""
     global _default_router  # noqa: PLW0603 - one lazily built router per process, on purpose
     if _default_router is None:
@@ -332,9 +340,9 @@ def _shared_router() -> UnifiedLLMAdapter:
 
 def route(request: RequestInput) -> LLMResponse:
     """Route one request with the process-wide router (settings from the environment)."""
-    return _shared_router().route(request)
+    return shared_router().route(request)
 
 
 async def aroute(request: RequestInput) -> LLMResponse:
     """The async twin of :func:`route`."""
-    return await _shared_router().aroute(request)
+    return await shared_router().aroute(request)

@@ -26,8 +26,11 @@ def test_package_resolves_to_this_project(package: str) -> None:
 # decision, so it has to be made here too.
 PUBLIC_NAMES = {
     "router": {
+        "Aggregate",
         "Citation",
         "ConfigurationError",
+        "FanoutError",
+        "FanoutResult",
         "GroundingRequiredFailedError",
         "GroundingValidationError",
         "LLMRequest",
@@ -46,8 +49,11 @@ PUBLIC_NAMES = {
         "UnifiedLLMAdapter",
         "UserLocation",
         "__version__",
+        "aggregate",
         "aroute",
+        "aroute_many",
         "route",
+        "route_many",
     },
     "router.citations": {
         "REDIRECTORS",

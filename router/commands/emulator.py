@@ -81,14 +81,16 @@ def run(args: argparse.Namespace, *, wait: Callable[[], None] | None = None) -> 
 
 
 def _announce(emulator: Emulator) -> None:
+    from router.emulated import emulated_environment
+
+    exports = "".join(
+        f"  export {name}={value}\n" for name, value in emulated_environment(emulator).items()
+    )
     print(
         f"OpenAI Responses : {emulator.openai_base_url}\n"
         f"Vertex AI        : {emulator.vertex_base_url}\n"
         "\n"
-        "Point the router at it with:\n"
-        f"  export OPENAI_BASE_URL={emulator.openai_base_url} OPENAI_API_KEY=test\n"
-        f"  export GROUNDING_ROUTER_VERTEX_BASE_URL={emulator.vertex_base_url}\n"
-        "  export GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN=test GOOGLE_CLOUD_PROJECT=emulator\n"
+        f"Point the router at it with:\n{exports}"
         "Press Ctrl-C to stop.",
         flush=True,
     )

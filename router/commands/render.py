@@ -9,7 +9,7 @@ from router.errors import RouterError
 from router.terminal import json_for_terminal, terminal_safe
 from router.types import LLMResponse
 
-__all__ = ["citations_table", "print_error", "print_response"]
+__all__ = ["citations_table", "print_error", "print_response", "shortened"]
 
 
 def print_response(response: LLMResponse, *, as_json: bool = False) -> None:
@@ -55,12 +55,12 @@ def citations_table(response: LLMResponse) -> object:
             Text(terminal_safe(citation["source_domain"], single_line=True) + redirect),
             Text(citation["source_type"]),
             Text(terminal_safe(citation["title"], single_line=True)[:80]),
-            Text(_shortened(terminal_safe(citation["url"], single_line=True))),
+            Text(shortened(terminal_safe(citation["url"], single_line=True))),
         )
     return table
 
 
-def _shortened(url: str, limit: int = 72) -> str:
+def shortened(url: str, limit: int = 72) -> str:
     """A long URL (Vertex redirect tokens run to 300 characters) cut in the middle for tables."""
     if len(url) <= limit:
         return url

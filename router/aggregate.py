@@ -1,0 +1,236 @@
+"""The cross-provider view of citations: one entry per source, the providers that cite it.
+
+``aggregate(responses)`` takes the responses of several providers to the same question and
+gives one entry per canonical source (its ``dedup_key``), saying which providers cite it
+(``providers_cited``: their answer references it), which only found it in a search
+(``providers_seen``), each provider's rank and spans, and agreement figures per pair of
+providers: the Jaccard overlap of the sources they cite and of the domains they cite, and the
+sources only one provider cites.
+
+Redirect links: Vertex and Gemini cite ``vertexaisearch.cloud.google.com`` links whose target
+cannot be known offline. Such a citation joins another provider's entry through its derived
+``source_domain`` only: when its true domain is known (not the redirector's own) and another
+provider cites or found a URL on that domain, it joins the best-ranked such entry, and the entry
+is flagged ``matched_by: "domain"``. Otherwise it stays an entry of its own, keyed by its
+redirect link. A source without any URL (a cited document) is keyed by its domain label and
+title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Literal, TypedDict
+
+from router.citations import dedup_key, is_redirect_url, registrable_domain
+from router.types import Citation, LLMResponse, Span
+
+__all__ = ["Aggregate", "AggregateEntry", "Agreement", "aggregate"]
+
+MatchedBy = Literal["url", "domain"]
+
+
+class AggregateEntry(TypedDict):
+    """One source as several providers reported it."""
+
+    key: str
+    url: str | None
+    source_domain: str
+    titles: list[str]
+    providers_cited: list[str]
+    providers_seen: list[str]
+    ranks: dict[str, int | None]
+    spans: dict[str, list[Span]]
+    cited_count: int
+    matched_by: MatchedBy
+
+
+class Agreement(TypedDict):
+    """How far two providers cite the same things (None when neither cites anything)."""
+
+    providers: list[str]
+    url_jaccard: float | None
+    domain_jaccard: float | None
+    shared_urls: int
+    shared_domains: int
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate:
+    """Entries sorted by how many providers cite them, then best rank; and agreement figures."""
+
+    providers: list[str]
+    entries: list[AggregateEntry]
+    agreement: list[Agreement] = field(default_factory=list)
+    cited_by_one: dict[str, list[str]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able view (batch rows, ``compare --json``)."""
+        return {
+            "providers": list(self.providers),
+            "entries": [dict(entry) for entry in self.entries],
+            "agreement": [dict(pair) for pair in self.agreement],
+            "cited_by_one": {vendor: list(keys) for vendor, keys in self.cited_by_one.items()},
+        }
+
+
+def aggregate(responses: Mapping[str, LLMResponse] | Iterable[LLMResponse]) -> Aggregate:
+    """The cross-provider aggregate of ``responses`` (a mapping by vendor, or responses)."""
+    by_vendor = _by_vendor(responses)
+    entries: dict[str, AggregateEntry] = {}
+    pending: list[tuple[str, Citation]] = []  # redirect links that may join by domain
+    for vendor, response in by_vendor.items():
+        for citation in response.citations:
+            if _true_domain_of_redirect(citation) is not None:
+                pending.append((vendor, citation))
+            else:
+                _add(entries, _key(citation), vendor, citation, "url")
+    for vendor, citation in pending:
+        joined = _domain_partner(entries, citation["source_domain"], vendor)
+        if joined is not None:
+            _add(entries, joined, vendor, citation, "domain")
+        else:
+            _add(entries, _key(citation), vendor, citation, "url")
+    ordered = sorted(entries.values(), key=_entry_order)
+    providers = list(by_vendor)
+    return Aggregate(
+        providers=providers,
+        entries=ordered,
+        agreement=_agreement(providers, by_vendor, ordered),
+        cited_by_one=_cited_by_one(providers, ordered),
+    )
+
+
+def _by_vendor(responses: Mapping[str, LLMResponse] | Iterable[LLMResponse]) -> dict[str, Any]:
+    if isinstance(responses, Mapping):
+        return dict(responses)
+    by_vendor: dict[str, LLMResponse] = {}
+    for response in responses:
+        if response.vendor in by_vendor:
+            raise ValueError(f"two responses of {response.vendor!r}: aggregate one per provider")
+        by_vendor[response.vendor] = response
+    return by_vendor
+
+
+def _key(citation: Citation) -> str:
+    url = citation["url"]
+    if url:
+        return dedup_key(url)
+    return f"\0{citation['source_domain']}\0{citation['title'] or ''}"
+
+
+def _true_domain_of_redirect(citation: Citation) -> str | None:
+    """The source's own domain when the citation's URL is a redirect link that names it."""
+    url = citation["url"]
+    if not url or not is_redirect_url(url):
+        return None
+    domain = citation["source_domain"]
+    return domain if domain != registrable_domain(url) else None
+
+
+def _domain_partner(entries: Mapping[str, AggregateEntry], domain: str, vendor: str) -> str | None:
+    """The best-ranked entry of another provider on ``domain``, found by URL."""
+    candidates = [
+        entry
+        for entry in entries.values()
+        if entry["source_domain"] == domain
+        and entry["url"] is not None
+        and not is_redirect_url(entry["url"])
+        and any(other != vendor for other in entry["ranks"])
+    ]
+    if not candidates:
+        return None
+    return min(candidates, key=_best_rank)["key"]
+
+
+def _add(
+    entries: dict[str, AggregateEntry],
+    key: str,
+    vendor: str,
+    citation: Citation,
+    matched_by: MatchedBy,
+) -> None:
+    entry = entries.get(key)
+    if entry is None:
+        entry = entries[key] = AggregateEntry(
+            key=key,
+            url=citation["url"],
+            source_domain=citation["source_domain"],
+            titles=[],
+            providers_cited=[],
+            providers_seen=[],
+            ranks={},
+            spans={},
+            cited_count=0,
+            matched_by=matched_by,
+        )
+    elif matched_by == "domain":
+        entry["matched_by"] = "domain"
+    title = citation["title"]
+    if title and title not in entry["titles"]:
+        entry["titles"].append(title)
+    ranks, rank = entry["ranks"], citation["rank"]
+    known = ranks.get(vendor)
+    if vendor not in ranks or (rank is not None and (known is None or rank < known)):
+        ranks[vendor] = rank  # a provider's best rank for the source
+    entry["spans"].setdefault(vendor, []).extend(citation["spans"])
+    cited, seen = entry["providers_cited"], entry["providers_seen"]
+    if citation["cited"]:
+        if vendor not in cited:
+            cited.append(vendor)
+        if vendor in seen:
+            seen.remove(vendor)
+    elif vendor not in cited and vendor not in seen:
+        seen.append(vendor)
+    entry["cited_count"] = len(cited)
+
+
+def _best_rank(entry: AggregateEntry) -> tuple[bool, int, str]:
+    ranks = [rank for rank in entry["ranks"].values() if rank is not None]
+    return (not ranks, min(ranks) if ranks else 0, entry["key"])
+
+
+def _entry_order(entry: AggregateEntry) -> tuple[int, int, bool, int, str]:
+    missing, best, key = _best_rank(entry)
+    return (-entry["cited_count"], -len(entry["ranks"]), missing, best, key)
+
+
+def _jaccard(left: set[str], right: set[str]) -> float | None:
+    union = left | right
+    return len(left & right) / len(union) if union else None
+
+
+def _agreement(
+    providers: Sequence[str],
+    by_vendor: Mapping[str, LLMResponse],
+    entries: Sequence[AggregateEntry],
+) -> list[Agreement]:
+    cited_keys = {
+        vendor: {entry["key"] for entry in entries if vendor in entry["providers_cited"]}
+        for vendor in providers
+    }
+    cited_domains = {
+        vendor: {c["source_domain"] for c in by_vendor[vendor].citations if c["cited"]}
+        for vendor in providers
+    }
+    return [
+        Agreement(
+            providers=[left, right],
+            url_jaccard=_jaccard(cited_keys[left], cited_keys[right]),
+            domain_jaccard=_jaccard(cited_domains[left], cited_domains[right]),
+            shared_urls=len(cited_keys[left] & cited_keys[right]),
+            shared_domains=len(cited_domains[left] & cited_domains[right]),
+        )
+        for left, right in combinations(providers, 2)
+    ]
+
+
+def _cited_by_one(
+    providers: Sequence[str], entries: Sequence[AggregateEntry]
+) -> dict[str, list[str]]:
+    alone: dict[str, list[str]] = {vendor: [] for vendor in providers}
+    for entry in entries:
+        if entry["cited_count"] == 1:
+            alone[entry["providers_cited"][0]].append(entry["url"] or entry["source_domain"])
+    return alone

@@ -1,0 +1,173 @@
+"""One question to several providers at once: ``route_many`` / ``aroute_many``.
+
+The request is sent to each vendor concurrently through one router (its clients, retries and
+validators), with that vendor's model: ``models[vendor]``, else the request's own model when it
+names that vendor, else ``GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>``, else the registry's default.
+Each provider's ``LLMResponse`` or ``RouterError`` is kept; one provider's failure never hides
+another's answer. REQUIRED grounding applies per provider. ``require`` says what the whole call
+needs: ``"any"`` (the default) fails only when every provider failed, ``"all"`` when any did;
+the ``FanoutError`` it raises lists each provider's reason and keeps the partial result.
+The cross-provider aggregate of the answers is :func:`router.aggregate.aggregate`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from adapters.registry import provider
+from router.aggregate import Aggregate, aggregate
+from router.errors import FanoutError, RequestValidationError, RouterError
+from router.types import LLMRequest, LLMResponse
+from router.unified_llm_adapter import RequestInput, UnifiedLLMAdapter, shared_router
+
+__all__ = ["FanoutResult", "Require", "aggregate", "aroute_many", "route_many"]
+
+Require = Literal["any", "all"]
+
+
+@dataclass(frozen=True, slots=True)
+class FanoutResult:
+    """Each provider's outcome, in the order the vendors were given, and their aggregate."""
+
+    outcomes: dict[str, LLMResponse | RouterError]
+    aggregate: Aggregate
+
+    @property
+    def responses(self) -> dict[str, LLMResponse]:
+        """The providers that answered."""
+        return {v: o for v, o in self.outcomes.items() if isinstance(o, LLMResponse)}
+
+    @property
+    def errors(self) -> dict[str, RouterError]:
+        """The providers that failed, with their errors."""
+        return {v: o for v, o in self.outcomes.items() if isinstance(o, RouterError)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able view: per provider ``{ok, response | error}``, and the aggregate."""
+        providers: dict[str, Any] = {}
+        for vendor, outcome in self.outcomes.items():
+            if isinstance(outcome, LLMResponse):
+                providers[vendor] = {"ok": True, "response": outcome.model_dump(mode="json")}
+            else:
+                providers[vendor] = {"ok": False, "error": outcome.to_dict()}
+        return {"providers": providers, "aggregate": self.aggregate.to_dict()}
+
+
+def route_many(
+    request: RequestInput,
+    vendors: Sequence[str],
+    *,
+    models: Mapping[str, str] | None = None,
+    require: Require = "any",
+    router: UnifiedLLMAdapter | None = None,
+) -> FanoutResult:
+    """Ask every vendor of ``vendors`` the same question at once (threads); see the module."""
+    chosen = router or shared_router()
+    requests = plan_requests(request, vendors, models=models, require=require, router=chosen)
+    with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="route_many") as pool:
+        futures = {vendor: pool.submit(_outcome, chosen, each) for vendor, each in requests.items()}
+        outcomes = {vendor: future.result() for vendor, future in futures.items()}
+    return _finished(outcomes, require)
+
+
+async def aroute_many(
+    request: RequestInput,
+    vendors: Sequence[str],
+    *,
+    models: Mapping[str, str] | None = None,
+    require: Require = "any",
+    router: UnifiedLLMAdapter | None = None,
+) -> FanoutResult:
+    """The async twin of :func:`route_many`: one task per vendor on the running loop."""
+    chosen = router or shared_router()
+    requests = plan_requests(request, vendors, models=models, require=require, router=chosen)
+    results = await asyncio.gather(*(_aoutcome(chosen, each) for each in requests.values()))
+    return _finished(dict(zip(requests, results, strict=True)), require)
+
+
+def plan_requests(
+    request: RequestInput,
+    vendors: Sequence[str],
+    *,
+    models: Mapping[str, str] | None = None,
+    require: str = "any",
+    router: UnifiedLLMAdapter,
+) -> dict[str, LLMRequest]:
+    """One validated request per vendor, each with that vendor's model (see the module)."""
+    if isinstance(vendors, str) or not vendors:
+        raise RequestValidationError(
+            "vendors: give a list of one or more vendors, such as ['openai', 'vertex']",
+            field="vendors",
+        )
+    if require not in ("any", "all"):
+        raise RequestValidationError(f"require: 'any' or 'all', not {require!r}", field="require")
+    if len(set(vendors)) != len(vendors):
+        raise RequestValidationError(
+            f"vendors: each vendor once, not {list(vendors)}", field="vendors"
+        )
+    fields = _request_fields(request)
+    models = models or {}
+    unknown = sorted(set(models) - set(vendors))
+    if unknown:
+        raise RequestValidationError(
+            f"models: {unknown} are not among the vendors {list(vendors)}", field="models"
+        )
+    planned: dict[str, LLMRequest] = {}
+    for vendor in vendors:
+        row = provider(vendor)  # an unknown vendor is a request error naming the known ones
+        own_model = fields.get("model") if fields.get("vendor") == vendor else None
+        model = models.get(vendor) or own_model or router.settings.default_model(vendor)
+        planned[vendor] = LLMRequest.model_validate(
+            {**fields, "vendor": vendor, "model": model or row.default_model}
+        )
+    return planned
+
+
+def _request_fields(request: RequestInput) -> dict[str, Any]:
+    """The request's fields; vendor and model may be left out, route_many fills them in."""
+    if isinstance(request, LLMRequest):
+        return request.model_dump(exclude_defaults=True)
+    if not isinstance(request, Mapping):
+        raise RequestValidationError(
+            f"request: expected an object with messages, got {type(request).__name__}",
+            field="request",
+        )
+    return dict(request)
+
+
+def _outcome(router: UnifiedLLMAdapter, request: LLMRequest) -> LLMResponse | RouterError:
+    try:
+        return router.route(request)
+    except RouterError as error:
+        return error
+
+
+async def _aoutcome(router: UnifiedLLMAdapter, request: LLMRequest) -> LLMResponse | RouterError:
+    try:
+        return await router.aroute(request)
+    except RouterError as error:
+        return error
+
+
+def _finished(outcomes: dict[str, LLMResponse | RouterError], require: Require) -> FanoutResult:
+    result = FanoutResult(
+        outcomes=outcomes,
+        aggregate=aggregate({v: o for v, o in outcomes.items() if isinstance(o, LLMResponse)}),
+    )
+    failed = result.errors
+    if failed and (require == "all" or len(failed) == len(outcomes)):
+        reasons = "; ".join(
+            f"{vendor}: {type(error).__name__} ({error.reason})" for vendor, error in failed.items()
+        )
+        needed = "every provider" if require == "all" else "at least one provider"
+        raise FanoutError(
+            f"route_many needed {needed} to answer; {len(failed)} of {len(outcomes)} failed: "
+            f"{reasons}",
+            errors=failed,
+            result=result,
+        )
+    return result
