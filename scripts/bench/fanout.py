@@ -1,0 +1,88 @@
+"""What asking several providers at once costs beside asking the slowest of them alone.
+
+Against one in-process emulator with a fixed latency, each round times one ``aroute`` per
+vendor (one after another; the slowest of them is the round's baseline) and one ``aroute_many``
+over all of them with the very same requests, alternating so machine noise hits both alike.
+Every registered vendor takes part. Target: ``aroute_many`` at most 1.10x the slowest single
+``aroute`` (medians over the rounds).
+
+    .venv/bin/python scripts/bench/fanout.py [--rounds N] [--latency-ms MS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from typing import Any
+
+from adapters.registry import vendors
+from router.emulated import emulated_settings
+from router.emulator import Emulator
+from router.fanout import aroute_many, plan_requests
+from router.unified_llm_adapter import UnifiedLLMAdapter
+
+QUESTION: dict[str, Any] = {
+    "messages": [{"role": "user", "content": "What is the capital of France?"}],
+    "grounded": True,
+}
+TARGET = 1.10
+
+
+def elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+async def measure(
+    rounds: int, latency_s: float
+) -> tuple[list[float], list[float], dict[str, float]]:
+    """(slowest single call per round, fan-out per round, median single call per vendor), ms."""
+    chosen = list(vendors())
+    singles: dict[str, list[float]] = {vendor: [] for vendor in chosen}
+    slowest: list[float] = []
+    fanned: list[float] = []
+    with Emulator(latency_s=latency_s) as emulator:
+        async with UnifiedLLMAdapter(emulated_settings(emulator)) as router:
+            requests = plan_requests(QUESTION, chosen, router=router)
+            for _ in range(5):  # warm-up: clients and connection pools on both paths
+                await aroute_many(QUESTION, chosen, router=router)
+            for _ in range(rounds):
+                this_round = []
+                for vendor, request in requests.items():
+                    started = time.perf_counter()
+                    await router.aroute(request)
+                    singles[vendor].append(elapsed_ms(started))
+                    this_round.append(singles[vendor][-1])
+                slowest.append(max(this_round))
+                started = time.perf_counter()
+                await aroute_many(QUESTION, chosen, router=router)
+                fanned.append(elapsed_ms(started))
+    medians = {vendor: statistics.median(times) for vendor, times in singles.items()}
+    return slowest, fanned, medians
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=50, help="timed rounds")
+    parser.add_argument("--latency-ms", type=float, default=100.0, help="emulator latency")
+    args = parser.parse_args()
+    slowest, fanned, medians = asyncio.run(measure(args.rounds, args.latency_ms / 1000))
+    print(
+        f"{len(medians)} vendors, {args.rounds} rounds, emulator latency {args.latency_ms:.0f} ms"
+    )
+    print(f"{'what':32} {'median ms':>10} {'p95 ms':>8}")
+    for vendor, median in medians.items():
+        print(f"{'aroute ' + vendor:32} {median:10.1f}")
+    for label, times in (("slowest single aroute", slowest), ("aroute_many (all)", fanned)):
+        p95 = statistics.quantiles(times, n=20, method="inclusive")[18]
+        print(f"{label:32} {statistics.median(times):10.1f} {p95:8.1f}")
+    ratio = statistics.median(fanned) / statistics.median(slowest)
+    verdict = "met" if ratio <= TARGET else "MISSED"
+    print(f"aroute_many / slowest single aroute: {ratio:.3f}x (target <= {TARGET:.2f}x): {verdict}")
+    return 0 if ratio <= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
