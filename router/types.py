@@ -30,6 +30,7 @@ __all__ = [
     "MAX_METADATA_DEPTH",
     "MAX_TIMEOUT_S",
     "Citation",
+    "Cost",
     "GroundingMode",
     "LLMRequest",
     "LLMResponse",
@@ -37,6 +38,7 @@ __all__ = [
     "LocationType",
     "Message",
     "Role",
+    "SearchUnit",
     "SourceType",
     "Span",
     "Usage",
@@ -56,6 +58,7 @@ LocationType = Literal[
     "grounding_chunk",
     "search_result",
 ]
+SearchUnit = Literal["call", "query", "grounded_prompt"]
 
 VENDORS: tuple[Vendor, ...] = get_args(Vendor)
 
@@ -349,14 +352,52 @@ def _describe(error: ErrorDetails) -> str:
     return f"{where}: {message} (got {shown})"
 
 
+class Cost(BaseModel):
+    """What one response cost, estimated from the price table (or as the provider reported it).
+
+    ``tokens`` prices the input, cached input and output tokens the reply reports; ``searches``
+    the search fees (``search_units`` of ``search_unit``: per search call, per search query or
+    per grounded prompt, as the vendor bills them); ``total`` is their sum. ``estimated`` is
+    True for figures computed from the price table, False for a cost the provider reported
+    itself. ``priced_as`` names the price table entry used and ``prices_as_of`` its date.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokens: float
+    searches: float
+    total: float
+    currency: str = "USD"
+    estimated: bool = True
+    search_unit: SearchUnit | None = None
+    search_units: int = 0
+    priced_as: str | None = None
+    prices_as_of: str | None = None
+
+
 class Usage(BaseModel):
-    """Token counts as the provider reported them (None when it did not)."""
+    """What the provider metered for the call, as its reply reports it (None when it did not).
+
+    ``input_tokens`` counts every input token, ``cached_input_tokens`` of them read from the
+    provider's prompt cache; ``output_tokens`` counts every output token, ``reasoning_tokens``
+    of them spent thinking. ``search_tool`` names the provider's search tool that ran when its
+    fee depends on it (OpenAI ``web_search`` or ``web_search_preview``). ``reported_cost`` is a
+    total cost the provider states in its reply (Perplexity's ``usage.cost.total_cost``) and
+    ``reported_search_cost`` the part of it for searches, in the currency of the vendor's price
+    table. ``cost`` is the router's figure for the call (None when its model has no price).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    search_tool: str | None = None
+    reported_cost: float | None = None
+    reported_search_cost: float | None = None
+    cost: Cost | None = None
 
 
 class LLMResponse(BaseModel):

@@ -23,12 +23,22 @@ from router.types import LLMRequest, Usage
 __all__ = ["map_openai_reply", "parse_json_answer"]
 
 _SHOWN_CHARS = 80
-# Responses API names first, then Chat Completions names.
+# Responses API names first, then Chat Completions names. Both APIs count cached input tokens in
+# the input count and reasoning tokens in the output count, as Usage does.
 _USAGE_FIELDS = (
     ("input_tokens", ("input_tokens", "prompt_tokens")),
     ("output_tokens", ("output_tokens", "completion_tokens")),
     ("total_tokens", ("total_tokens",)),
 )
+_USAGE_DETAILS = (
+    ("cached_input_tokens", ("input_tokens_details", "prompt_tokens_details"), "cached_tokens"),
+    (
+        "reasoning_tokens",
+        ("output_tokens_details", "completion_tokens_details"),
+        "reasoning_tokens",
+    ),
+)
+_SEARCH_TOOL_PREFIX = "web_search"
 
 
 def map_openai_reply(response: object, request: LLMRequest) -> AdapterResult:
@@ -50,7 +60,7 @@ def map_openai_reply(response: object, request: LLMRequest) -> AdapterResult:
         tool_call_count=grounding.tool_call_count,
         web_search_queries=list(grounding.web_search_queries),
         citations=extraction.citations,
-        usage=_usage(body.get("usage")),
+        usage=_usage(body.get("usage"), search_tool=_search_tool(body)),
         warnings=[grounding.warning] if grounding.warning else [],
         metadata=_metadata(body, extraction, status, incomplete),
     )
@@ -94,15 +104,32 @@ def _incomplete_reason(body: Mapping[str, Any]) -> str | None:
     return reason if isinstance(reason, str) else None
 
 
-def _usage(value: object) -> Usage:
+def _usage(value: object, *, search_tool: str | None) -> Usage:
     usage = as_mapping(value)
     if usage is None:
-        return Usage()
+        return Usage(search_tool=search_tool)
     counts: dict[str, int | None] = {}
     for field, names in _USAGE_FIELDS:
-        found = next((usage[n] for n in names if type(usage.get(n)) is int), None)
-        counts[field] = found
-    return Usage(**counts)
+        counts[field] = next((usage[n] for n in names if type(usage.get(n)) is int), None)
+    for field, groups, name in _USAGE_DETAILS:
+        details = (as_mapping(usage.get(group)) for group in groups)
+        counts[field] = next(
+            (d[name] for d in details if d is not None and type(d.get(name)) is int), None
+        )
+    return Usage.model_validate({**counts, "search_tool": search_tool})
+
+
+def _search_tool(body: Mapping[str, Any]) -> str | None:
+    """The web search tool the call offered (``web_search`` or ``web_search_preview``).
+
+    The Responses API echoes the request's tools; the search fee depends on which one ran.
+    """
+    tools = body.get("tools")
+    for tool in tools if isinstance(tools, list) else ():
+        kind = (as_mapping(tool) or {}).get("type")
+        if isinstance(kind, str) and kind.startswith(_SEARCH_TOOL_PREFIX):
+            return kind
+    return None
 
 
 def _metadata(

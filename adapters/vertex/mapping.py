@@ -267,16 +267,25 @@ def _candidates(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [candidate for candidate in items(body.get("candidates")) if isinstance(candidate, dict)]
 
 
-def _token_count(usage: dict[str, Any], key: str) -> int | None:
-    return index(usage.get(key))
+def _token_count(usage: dict[str, Any], *keys: str) -> int | None:
+    """The sum of the counts under ``keys`` the reply reports; None if it reports none."""
+    counts = [count for key in keys if (count := index(usage.get(key))) is not None]
+    return sum(counts) if counts else None
 
 
 def _usage(body: dict[str, Any]) -> Usage:
+    """Gemini's usage in the router's terms (``totalTokenCount`` is the sum of the four parts).
+
+    The search results fed to the model (``toolUsePromptTokenCount``) are input and are billed
+    as input; thinking (``thoughtsTokenCount``) is output and is billed as output.
+    """
     usage = mapping(body.get("usageMetadata"))
     return Usage(
-        input_tokens=_token_count(usage, "promptTokenCount"),
-        output_tokens=_token_count(usage, "candidatesTokenCount"),
+        input_tokens=_token_count(usage, "promptTokenCount", "toolUsePromptTokenCount"),
+        output_tokens=_token_count(usage, "candidatesTokenCount", "thoughtsTokenCount"),
         total_tokens=_token_count(usage, "totalTokenCount"),
+        cached_input_tokens=_token_count(usage, "cachedContentTokenCount"),
+        reasoning_tokens=_token_count(usage, "thoughtsTokenCount"),
     )
 
 

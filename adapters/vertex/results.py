@@ -53,16 +53,23 @@ def json_answer(text: str) -> Any:
         raise unholdable_json("Vertex AI", exc, vendor="vertex") from exc
 
 
+_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cached_input_tokens",
+    "reasoning_tokens",
+)
+
+
 def sum_usage(first: Usage, second: Usage) -> Usage:
     """Token counts of two calls added up (a count neither call reported stays None)."""
 
     def add(a: int | None, b: int | None) -> int | None:
         return None if a is None and b is None else (a or 0) + (b or 0)
 
-    return Usage(
-        input_tokens=add(first.input_tokens, second.input_tokens),
-        output_tokens=add(first.output_tokens, second.output_tokens),
-        total_tokens=add(first.total_tokens, second.total_tokens),
+    return Usage.model_validate(
+        {name: add(getattr(first, name), getattr(second, name)) for name in _COUNTS}
     )
 
 

@@ -60,7 +60,9 @@ def test_text_answer() -> None:
     assert result.content == "Paris."
     assert result.parsed is None
     assert result.model_version == "gpt-5-2025-08-07"
-    assert result.usage == Usage(input_tokens=30, output_tokens=12, total_tokens=42)
+    assert result.usage == Usage(
+        input_tokens=30, output_tokens=12, total_tokens=42, cached_input_tokens=0
+    )
     assert (result.grounded_effective, result.tool_call_count) == (True, 1)
     assert result.web_search_queries == ["q"]
     assert [c["url"] for c in result.citations] == ["https://a.com/x"]
@@ -155,3 +157,24 @@ def test_sdk_object_maps_like_its_dict(path: Any) -> None:
     """The SDK object and its dict give the same AdapterResult."""
     reply = load_final_body(path)
     assert map_openai_reply(sdk_object(reply), TEXT) == map_openai_reply(reply, TEXT)
+
+
+def test_usage_details_and_search_tool() -> None:
+    """Cached input, reasoning tokens and the search tool the reply echoes are read."""
+    result = map_openai_reply(recorded("openai_responses_news_3"), TEXT)
+    assert result.usage == Usage(
+        input_tokens=115_886,
+        output_tokens=1_720,
+        total_tokens=117_606,
+        cached_input_tokens=92_160,
+        reasoning_tokens=1_472,
+        search_tool="web_search",
+    )
+    preview = map_openai_reply(recorded("openai_responses_web_search_preview"), TEXT)
+    assert preview.usage.search_tool == "web_search_preview"
+
+
+def test_chat_completions_usage_details() -> None:
+    """Chat Completions' prompt and completion details fill the same detail fields."""
+    usage = map_openai_reply(recorded("openai_chat_gpt4o_mini"), TEXT).usage
+    assert (usage.cached_input_tokens, usage.reasoning_tokens, usage.search_tool) == (0, 0, None)

@@ -114,9 +114,30 @@ def test_blocked_prompt_is_named() -> None:
             Usage(input_tokens=4, output_tokens=2),
         ),
         (Usage(), Usage(), Usage()),
+        (
+            Usage(input_tokens=5, cached_input_tokens=2, reasoning_tokens=7),
+            Usage(input_tokens=1, reasoning_tokens=1),
+            Usage(input_tokens=6, cached_input_tokens=2, reasoning_tokens=8),
+        ),
     ],
-    ids=["partly_reported", "none_reported"],
+    ids=["partly_reported", "none_reported", "details"],
 )
 def test_sum_usage(first: Usage, second: Usage, total: Usage) -> None:
     """Counts add up; a count neither call reported stays None."""
     assert sum_usage(first, second) == total
+
+
+def test_usage_counts_tool_use_as_input_and_thinking_as_output() -> None:
+    """Search results fed to the model are input, thinking is output: the parts make the total."""
+    (path,) = recorded_files("ruby_llm/vertex_gemini25flash_ruby_version_web_domain.json")
+    usage = map_vertex_reply(load_final_body(path)).usage
+    # promptTokenCount 9 + toolUsePromptTokenCount 61; candidatesTokenCount 27 + thoughts 221.
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (70, 248, 318)
+    assert (usage.reasoning_tokens, usage.cached_input_tokens) == (221, None)
+
+
+def test_usage_reads_cached_content() -> None:
+    """cachedContentTokenCount is the cached part of the input."""
+    (path,) = recorded_files("ruby_llm/gemini35flash_web_search_grounding.json")
+    usage = map_vertex_reply(load_final_body(path)).usage
+    assert (usage.input_tokens, usage.cached_input_tokens) == (568, 217)
