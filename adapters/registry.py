@@ -5,14 +5,17 @@ router`` and ``grounding-router --help`` load no SDK) and states what the provid
 router, the command line, the batch runner and the demo ask the registry; no code outside a
 provider package compares a vendor name to a literal. Adding a provider means adding its package
 under ``adapters/``, one row here (and the vendor to ``router.types.Vendor``, which a test keeps
-in step with this table), and one emulator module.
+in step with this table), and one emulator module. A provider prices its calls with a
+``prices.toml`` in its package (see :mod:`router.pricing`): data, found beside its adapter.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
@@ -22,9 +25,18 @@ from router.types import Vendor
 if TYPE_CHECKING:
     from adapters.base import Adapter
 
-__all__ = ["PROVIDERS", "Capabilities", "OffsetUnit", "ProviderRow", "provider", "vendors"]
+__all__ = [
+    "PRICE_FILE",
+    "PROVIDERS",
+    "Capabilities",
+    "OffsetUnit",
+    "ProviderRow",
+    "provider",
+    "vendors",
+]
 
 OffsetUnit = Literal["chars", "bytes"]
+PRICE_FILE = "prices.toml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +75,15 @@ class ProviderRow:
     def new_adapter(self) -> Adapter:
         """A fresh adapter of this provider (each holds its own SDK clients)."""
         return self.adapter_class()()
+
+    def price_file(self) -> Traversable | None:
+        """The provider's price table, ``prices.toml`` in its package, or None if it has none.
+
+        Finding it imports the provider package, which loads no SDK.
+        """
+        package = self.adapter_path.partition(":")[0].rpartition(".")[0]
+        resource = importlib.resources.files(package) / PRICE_FILE
+        return resource if resource.is_file() else None
 
 
 _ROWS: tuple[ProviderRow, ...] = (

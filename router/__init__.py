@@ -25,7 +25,16 @@ if TYPE_CHECKING:
     )
     from router.fanout import FanoutResult, aroute_many, route_many
     from router.settings import RouterSettings
-    from router.types import Citation, LLMRequest, LLMResponse, Message, Span, Usage, UserLocation
+    from router.types import (
+        Citation,
+        Cost,
+        LLMRequest,
+        LLMResponse,
+        Message,
+        Span,
+        Usage,
+        UserLocation,
+    )
     from router.unified_llm_adapter import Router, UnifiedLLMAdapter, aroute, route
 
 __version__ = "0.1.0"
@@ -34,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "Aggregate": "router.aggregate",
     "Citation": "router.types",
     "ConfigurationError": "router.errors",
+    "Cost": "router.types",
     "FanoutError": "router.errors",
     "FanoutResult": "router.fanout",
     "GroundingRequiredFailedError": "router.errors",
@@ -64,6 +74,7 @@ __all__ = [
     "Aggregate",
     "Citation",
     "ConfigurationError",
+    "Cost",
     "FanoutError",
     "FanoutResult",
     "GroundingRequiredFailedError",

@@ -7,6 +7,8 @@ prefix. ``DEBUG_GROUNDING`` keeps its short name because forensic runs switch it
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -83,6 +85,11 @@ class RouterSettings(BaseSettings):
     default_model_anthropic: str | None = None
     default_model_perplexity: str | None = None
     default_model_openrouter: str | None = None
+
+    # Cost estimates: a TOML file of prices that overrides and extends the built-in table.
+    prices: Path | None = Field(
+        default=None, description="A price file (TOML) overriding the built-in prices."
+    )
 
     # Forensics: debug events for every citation extraction step.
     debug_grounding: bool = Field(default=False, validation_alias=_env("DEBUG_GROUNDING"))

@@ -2,8 +2,8 @@
 
 ``route(request)`` validates the request, picks the vendor's adapter from the provider registry
 (:mod:`adapters.registry`; imported lazily, created once and reused), runs it under the one retry
-layer, assembles the ``LLMResponse`` and runs the grounding validators, which fail closed. Only
-``RouterError`` subclasses leave this module.
+layer, assembles the ``LLMResponse`` (with its estimated cost, :mod:`router.pricing`) and runs
+the grounding validators, which fail closed. Only ``RouterError`` subclasses leave this module.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from router.errors import (
 from router.logging import grounding_debug, grounding_debug_enabled, register_secret
 from router.lone_surrogates import scrub, scrub_citations, scrub_value
 from router.nesting import nesting_depth
+from router.pricing import Metered, PriceBook
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
-from router.types import LLMRequest, LLMResponse, Vendor
+from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator, run_validators
 
 __all__ = [
@@ -68,7 +69,9 @@ class UnifiedLLMAdapter:
 
     ``adapters`` replaces the built-in adapter of a vendor (tests, custom transports);
     ``validators`` replaces the grounding checks; ``sleep``/``async_sleep`` are what the retry
-    layer waits with, injectable so tests never wait.
+    layer waits with, injectable so tests never wait; ``prices`` replaces the price book read
+    from the providers' tables and ``settings.prices``. A price file that cannot be read is a
+    ``ConfigurationError`` here, at construction.
     """
 
     def __init__(
@@ -79,12 +82,14 @@ class UnifiedLLMAdapter:
         validators: Sequence[Validator] = DEFAULT_VALIDATORS,
         sleep: Sleep = time.sleep,
         async_sleep: AsyncSleep = asyncio.sleep,
+        prices: PriceBook | None = None,
     ) -> None:
         self.settings = settings if settings is not None else RouterSettings()
         self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
         self._adapters_lock = threading.Lock()
         self._validators = tuple(validators)
         self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
+        self.prices = prices if prices is not None else PriceBook.load(self.settings.prices)
         for secret in self.settings.secret_values():
             register_secret(secret)
 
@@ -202,7 +207,8 @@ class UnifiedLLMAdapter:
         self, request: LLMRequest, result: AdapterResult, attempts: int, started: float
     ) -> LLMResponse:
         _check_nesting(result, self.settings.max_json_depth)
-        response = _guarded(lambda: _assemble(request, result, attempts, started))
+        cost = self._cost(request, result)
+        response = _guarded(lambda: _assemble(request, result, attempts, started, cost))
         for warning in result.warnings:
             log.warning(
                 warning, vendor=request.vendor, model=request.model, request_id=request.request_id
@@ -220,6 +226,19 @@ class UnifiedLLMAdapter:
                 latency_ms=round(response.latency_ms, 1),
             )
         return response
+
+    def _cost(self, request: LLMRequest, result: AdapterResult) -> Cost | None:
+        """The reply's cost; a bug in pricing costs the estimate, never the response."""
+        metered = Metered(
+            usage=result.usage,
+            tool_calls=result.tool_call_count,
+            queries=result.web_search_queries,
+        )
+        try:
+            return self.prices.cost(request.vendor, (result.model_version, request.model), metered)
+        except Exception:
+            log.exception("cost_estimate_failed", vendor=request.vendor, model=request.model)
+            return None
 
     @staticmethod
     def _fail(request: LLMRequest, error: RouterError) -> None:
@@ -239,12 +258,16 @@ class UnifiedLLMAdapter:
 
     @staticmethod
     def _log_reask(request: LLMRequest, failure: GroundingRequiredFailedError) -> None:
+        # The answer asked again for is paid for too, but only the final response carries a cost.
+        kept = failure.response
+        cost = kept.usage.cost if isinstance(kept, LLMResponse) else None
         log.info(
             "grounding_required_reask",
             vendor=request.vendor,
             model=request.model,
             request_id=request.request_id,
             reason=failure.reason,
+            cost=cost.total if cost is not None else None,
         )
 
 
@@ -264,7 +287,7 @@ def _check_nesting(result: AdapterResult, limit: int) -> None:
 
 
 def _assemble(
-    request: LLMRequest, result: AdapterResult, attempts: int, started: float
+    request: LLMRequest, result: AdapterResult, attempts: int, started: float, cost: Cost | None
 ) -> LLMResponse:
     # Provider text may hold lone surrogates (JSON escapes); the response must stay writable.
     citations = scrub_citations(result.citations)
@@ -292,7 +315,7 @@ def _assemble(
         search_entry_point=(
             scrub(result.search_entry_point) if result.search_entry_point else None
         ),
-        usage=result.usage,
+        usage=result.usage.model_copy(update={"cost": cost}),
         latency_ms=(time.perf_counter() - started) * 1000.0,
         attempts=attempts,
         metadata=metadata,

@@ -29,6 +29,7 @@ PUBLIC_NAMES = {
         "Aggregate",
         "Citation",
         "ConfigurationError",
+        "Cost",
         "FanoutError",
         "FanoutResult",
         "GroundingRequiredFailedError",
@@ -89,6 +90,7 @@ PUBLIC_NAMES = {
         "answer_for",
     },
     "adapters.registry": {
+        "PRICE_FILE",
         "PROVIDERS",
         "Capabilities",
         "OffsetUnit",

@@ -1,0 +1,137 @@
+"""The price book: every provider's built-in price table, with a user's price file laid over.
+
+Each provider package may ship a ``prices.toml`` (found through the provider registry); its
+section named after the vendor holds the vendor's prices. A user file
+(``GROUNDING_ROUTER_PRICES``) in the same format adds models and replaces the ones it names; its
+``search_fees``, when given, replace the vendor's. A model the book cannot price gets no cost
+and one ``price_unknown`` warning per vendor and model for the life of the book (the router's),
+never an error.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+
+import structlog
+
+from adapters.registry import PROVIDERS, vendors
+from router.errors import ConfigurationError
+from router.pricing.estimate import Metered, estimate_cost, reported_cost
+from router.pricing.names import find_model
+from router.pricing.table import VendorPrices, merge_prices, parse_price_file
+from router.types import Cost
+
+__all__ = ["PriceBook", "builtin_prices"]
+
+log = structlog.get_logger(__name__)
+
+
+class PriceBook:
+    """Prices per vendor and the estimate of a reply's cost; safe to share between threads."""
+
+    def __init__(self, tables: Mapping[str, VendorPrices]) -> None:
+        self._tables = dict(tables)
+        self._names = {vendor: _name_index(prices) for vendor, prices in self._tables.items()}
+        self._warned: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, user_file: Path | None = None) -> PriceBook:
+        """The built-in prices, with ``user_file`` laid over them when given."""
+        tables = dict(builtin_prices())
+        if user_file is not None:
+            for vendor, prices in read_user_prices(user_file).items():
+                tables[vendor] = merge_prices(tables.get(vendor), prices)
+        return cls(tables)
+
+    def prices(self, vendor: str) -> VendorPrices | None:
+        """The vendor's prices, or None when it has none."""
+        return self._tables.get(vendor)
+
+    def priced_as(self, vendor: str, names: Sequence[str | None]) -> str | None:
+        """The table name that prices the first of ``names`` the vendor's table knows."""
+        index = self._names.get(vendor, {})
+        for name in names:
+            if name:
+                found = find_model(name, index)
+                if found is not None:
+                    return found
+        return None
+
+    def cost(self, vendor: str, names: Sequence[str | None], metered: Metered) -> Cost | None:
+        """The cost of one reply: reported by the provider, else estimated, else None.
+
+        ``names`` are the model names to price by, in order (the model the reply says answered,
+        then the model the request asked for).
+        """
+        prices = self._tables.get(vendor)
+        reported = reported_cost(metered.usage, prices.currency if prices else "USD")
+        if reported is not None:
+            return reported
+        priced_as = self.priced_as(vendor, names)
+        if prices is None or priced_as is None:
+            self._warn_unpriced(vendor, list(dict.fromkeys(name for name in names if name)))
+            return None
+        return estimate_cost(prices, priced_as, metered)
+
+    def _warn_unpriced(self, vendor: str, names: list[str]) -> None:
+        key = (vendor, names[-1] if names else "")
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        log.warning(
+            "price_unknown",
+            vendor=vendor,
+            model=key[1],
+            names_tried=names,
+            hint="add the model to a price file named by GROUNDING_ROUTER_PRICES",
+        )
+
+
+@cache
+def builtin_prices() -> Mapping[str, VendorPrices]:
+    """Each registered vendor's prices from its provider package's ``prices.toml``."""
+    tables: dict[str, VendorPrices] = {}
+    for row in PROVIDERS.values():
+        resource = row.price_file()
+        if resource is None:
+            continue
+        sections = parse_price_file(resource.read_text("utf-8"), source=str(resource))
+        if row.vendor in sections:
+            tables[row.vendor] = sections[row.vendor]
+    return tables
+
+
+def read_user_prices(path: Path) -> dict[str, VendorPrices]:
+    """The prices of a user's price file; unreadable, malformed or unknown vendors are errors."""
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise ConfigurationError(
+            f"price file {path}: cannot be read ({exc.strerror or exc}); "
+            "check GROUNDING_ROUTER_PRICES"
+        ) from exc
+    sections = parse_price_file(text, source=str(path))
+    known = vendors()
+    for vendor in sections:
+        if vendor not in known:
+            choices = ", ".join(known)
+            raise ConfigurationError(
+                f"price file {path}: unknown vendor {vendor!r}; expected any of {choices}"
+            )
+    return sections
+
+
+def _name_index(prices: VendorPrices) -> dict[str, str]:
+    """Lowercased model names and aliases -> the table name they price as."""
+    index = {
+        alias.strip().lower(): name
+        for name, model in prices.models.items()
+        for alias in model.aliases
+    }
+    index.update((name.strip().lower(), name) for name in prices.models)  # names win over aliases
+    return index
