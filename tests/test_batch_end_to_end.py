@@ -152,6 +152,13 @@ def test_worker_processes_give_the_same_rows(emulator: Emulator, tmp_path: Path)
     assert_matches_plan(out, expected)
     assert summary.done == 200
     assert not summary.interrupted
+    # Every answer's spend crossed back from the workers, rejected answers included.
+    answered = summary.outcomes["ok"] + summary.outcomes["required_failed"]
+    assert sum(entry["responses"] for entry in summary.cost.by_model) == answered
+    assert {(e["vendor"], e["model"]) for e in summary.cost.by_model} == {
+        ("openai", "gpt-5"),
+        ("vertex", "gemini-2.5-flash"),
+    }
 
 
 def run_cli(emulator: Emulator, *args: str) -> subprocess.Popen[str]:
@@ -236,3 +243,6 @@ def test_cli_summary_json(emulator: Emulator, tmp_path: Path) -> None:
     assert summary["outcomes"]["ok"] == sum(e["outcome"] == "ok" for e in expected.values())
     assert summary["top_domains"]
     assert "batch summary" in stdout
+    assert {entry["vendor"] for entry in summary["cost"]["by_vendor"]} == {"openai", "vertex"}
+    assert summary["cost"]["totals"][0]["total"] > 0
+    assert "estimated cost in USD" in stdout

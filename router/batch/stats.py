@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from router.batch.spend import CostSummary, Spend, SpendLedger, spend_of, spend_of_error
 from router.errors import (
     GroundingRequiredFailedError,
     ProviderError,
@@ -33,16 +34,25 @@ def outcome_of(error: RouterError | None) -> str:
     return "error"
 
 
-# (outcome, reason, grounded_effective, cited domains, latency_ms) of one row.
-RowFacts = tuple[str, str | None, bool, tuple[str, ...], float]
+# (outcome, reason, grounded_effective, cited domains, latency_ms, spend) of one row; the spend
+# of an answered call (even one REQUIRED grounding rejected), None where no answer came back.
+RowFacts = tuple[str, str | None, bool, tuple[str, ...], float, Spend | None]
 
 
 def row_facts(*, response: LLMResponse | None = None, error: RouterError | None = None) -> RowFacts:
     """What the statistics need from one row, as picklable plain data."""
     if response is not None:
         domains = tuple(c["source_domain"] for c in response.citations)
-        return ("ok", None, response.grounded_effective, domains, response.latency_ms)
-    return (outcome_of(error), error.reason if error else None, False, (), 0.0)
+        return (
+            "ok",
+            None,
+            response.grounded_effective,
+            domains,
+            response.latency_ms,
+            spend_of(response),
+        )
+    reason = error.reason if error else None
+    return (outcome_of(error), reason, False, (), 0.0, spend_of_error(error))
 
 
 @dataclass
@@ -59,6 +69,7 @@ class BatchSummary:
     latency_ms_p50: float | None = None
     latency_ms_p95: float | None = None
     top_domains: list[tuple[str, int]] = field(default_factory=list)
+    cost: CostSummary = field(default_factory=CostSummary)
     elapsed_s: float = 0.0
     interrupted: bool = False
 
@@ -66,6 +77,7 @@ class BatchSummary:
         """A JSON-able view (``--summary-json``)."""
         data = asdict(self)
         data["top_domains"] = [{"domain": d, "citations": n} for d, n in self.top_domains]
+        data["cost"] = self.cost.to_dict()
         return data
 
 
@@ -81,6 +93,7 @@ class BatchStats:
     citations: int = 0
     domains: Counter[str] = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)
+    spend: SpendLedger = field(default_factory=SpendLedger)
 
     @property
     def done(self) -> int:
@@ -94,8 +107,10 @@ class BatchStats:
 
     def record(self, facts: RowFacts) -> None:
         """Count one finished row (facts are plain data, so worker processes can send them)."""
-        outcome, reason, grounded, domains, latency_ms = facts
+        outcome, reason, grounded, domains, latency_ms, spend = facts
         self.outcomes[outcome] += 1
+        if spend is not None:
+            self.spend.add(spend)
         if outcome == "required_failed" and reason:
             self.required_reasons[reason] += 1
         if outcome == "ok":
@@ -118,6 +133,7 @@ class BatchStats:
             latency_ms_p50=p50,
             latency_ms_p95=p95,
             top_domains=self.domains.most_common(TOP_DOMAINS),
+            cost=self.spend.summary(),
             elapsed_s=elapsed_s,
             interrupted=interrupted,
         )

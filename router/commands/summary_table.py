@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from router.batch.stats import BatchSummary
 from router.terminal import terminal_safe
 
@@ -44,6 +46,8 @@ def print_summary(summary: BatchSummary) -> None:
     rate = summary.done / summary.elapsed_s if summary.elapsed_s > 0 else 0.0
     table.add_row("elapsed", f"{summary.elapsed_s:.1f} s ({rate:.1f} requests/s)")
     console.print(table)
+    if summary.cost.by_model:
+        console.print(_cost_table(summary))
     if summary.top_domains:
         domains = Table(title="top cited domains", title_justify="left")
         domains.add_column("domain")
@@ -52,6 +56,40 @@ def print_summary(summary: BatchSummary) -> None:
             # Domains come from provider replies: printed as text, never as rich markup.
             domains.add_row(Text(terminal_safe(domain, single_line=True)), str(count))
         console.print(domains)
+
+
+def _cost_table(summary: BatchSummary) -> Any:
+    """Estimated spend per vendor and model, the run's total last (list prices, see README)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    cost = summary.cost
+    currencies = sorted({entry["currency"] for entry in cost.by_model if entry["currency"]})
+    title = "estimated cost" + (f" in {currencies[0]}" if len(currencies) == 1 else "")
+    table = Table(title=f"{title} (list prices)", title_justify="left")
+    columns = ["vendor", "model", "answers", "tokens", "searches", "total"]
+    if cost.unpriced:
+        columns.insert(3, "no price")
+    if len(currencies) > 1:
+        columns.append("currency")
+    for name in columns:
+        table.add_column(name, justify="left" if name in ("vendor", "model") else "right")
+    totals = [{**entry, "vendor": "all", "model": ""} for entry in cost.totals]
+    for entry in [*cost.by_model, *totals]:
+        priced = entry["currency"] is not None
+        cells = {
+            "vendor": entry["vendor"],
+            # Model names come from input files: printed as text, never as rich markup.
+            "model": Text(terminal_safe(entry["model"], single_line=True)),
+            "answers": str(entry["responses"]),
+            "no price": str(cost.unpriced if entry["vendor"] == "all" else entry["unpriced"]),
+            "tokens": f"{entry['tokens']:.4f}" if priced else "-",
+            "searches": f"{entry['searches']:.4f}" if priced else "-",
+            "total": f"{entry['total']:.4f}" if priced else "-",
+            "currency": entry["currency"] or "-",
+        }
+        table.add_row(*(cells[name] for name in columns))
+    return table
 
 
 def _percent(value: float | None) -> str:
