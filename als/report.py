@@ -14,6 +14,9 @@ Shares and what they are shares of:
   countries are not a group key.
 - Domain shares are over the citations with a known source (``domain_citations``).
 - The redirector share is over all citations of the group.
+
+Each group also keeps what its answers cost per cited source (:mod:`als.cost`), reported on
+request (``to_dict(cost=True)``, ``grounding-router als --cost-per-source``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from als.als_ambient_utils import (
     extract_tld_counts,
     split_redirect_citations,
 )
+from als.cost import SourceCost
 
 __all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
 
@@ -68,6 +72,8 @@ class GroupReport:
     failures: Counter[str] = field(default_factory=Counter)
     """Failed rows by error type (``GroundingRequiredFailedError``, ``ProviderTransientError``)."""
     required_failure_reasons: Counter[str] = field(default_factory=Counter)
+    cost: SourceCost = field(default_factory=SourceCost)
+    """What the answers cost, spread over the sources they cite (:mod:`als.cost`)."""
 
     @property
     def values(self) -> dict[str, str | None]:
@@ -123,8 +129,12 @@ class GroupReport:
         """``(domain, citations, share)``, most cited first, ties by name."""
         return _top(self.domain_counts, self.domain_citations, limit)
 
-    def to_dict(self, *, top: int | None = 10) -> dict[str, Any]:
-        """A JSON-able view; ``top`` limits the TLD and domain lists (None: all of them)."""
+    def to_dict(self, *, top: int | None = 10, cost: bool = False) -> dict[str, Any]:
+        """A JSON-able view; ``top`` limits the TLD and domain lists (None: all of them).
+
+        ``cost`` adds the cost per cited source (``--cost-per-source``).
+        """
+        extra = {"cost": self.cost.to_dict(top=top)} if cost else {}
         return {
             "key": self.values,
             "responses": self.responses,
@@ -157,9 +167,12 @@ class GroupReport:
                 "by_type": dict(_ranked(self.failures)),
                 "required_reasons": dict(_ranked(self.required_failure_reasons)),
             },
+            **extra,
         }
 
-    def _add_response(self, citations: object, country: str | None) -> None:
+    def _add_response(self, response: object, country: str | None) -> None:
+        self.cost.add(response)
+        citations = _get(response, "citations")
         true_source, redirector = split_redirect_citations(
             citations if isinstance(citations, list) else []
         )
@@ -199,15 +212,15 @@ class ALSReport:
     def rows(self) -> int:
         return self.answered + self.failed
 
-    def to_dict(self, *, top: int | None = 10) -> dict[str, Any]:
-        """A JSON-able view (``grounding-router als --json``)."""
+    def to_dict(self, *, top: int | None = 10, cost: bool = False) -> dict[str, Any]:
+        """A JSON-able view (``grounding-router als --json``; ``cost``: ``--cost-per-source``)."""
         return {
             "by": list(self.by),
             "rows": self.rows,
             "answered": self.answered,
             "failed": self.failed,
             "unreadable_lines": self.unreadable_lines,
-            "groups": [group.to_dict(top=top) for group in self.groups],
+            "groups": [group.to_dict(top=top, cost=cost) for group in self.groups],
         }
 
 
@@ -238,7 +251,7 @@ def build_report(
             group = groups[key] = GroupReport(key=key)
         if outcome:
             report.answered += 1
-            group._add_response(_get(row["response"], "citations"), _group_value(row, "country"))
+            group._add_response(row["response"], _group_value(row, "country"))
         else:
             report.failed += 1
             group._add_failure(row.get("error"))

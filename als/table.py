@@ -12,11 +12,16 @@ from typing import Any
 from als.report import ALSReport, GroupReport
 from router.terminal import terminal_safe
 
-__all__ = ["counts_table", "failure_line", "print_report", "top_table"]
+__all__ = ["cost_table", "counts_table", "failure_line", "print_report", "top_table"]
 
 
-def print_report(report: ALSReport, *, top: int = 5, console: Any = None) -> None:
-    """Print the heading, the counts per group, the top TLDs and domains, and failed rows."""
+def print_report(
+    report: ALSReport, *, top: int = 5, console: Any = None, cost: bool = False
+) -> None:
+    """Print the heading, the counts per group, the top TLDs and domains, and failed rows.
+
+    ``cost`` adds the cost per cited source of each group (``--cost-per-source``).
+    """
     from rich.console import Console
     from rich.text import Text
 
@@ -41,6 +46,15 @@ def print_report(report: ALSReport, *, top: int = 5, console: Any = None) -> Non
         return
     console.print(counts_table(report))
     console.print(top_table(report, top=top))
+    if cost:
+        console.print(cost_table(report, top=top))
+        console.print(
+            Text(
+                "Cost per cited source: each answer's estimated cost split evenly over the "
+                "sources it cites; answers citing nothing are in the cost, not per source.",
+                style="dim",
+            )
+        )
     for group in report.groups:
         if group.failed:
             console.print(Text(failure_line(group), style="red"))
@@ -97,6 +111,46 @@ def top_table(report: ALSReport, *, top: int = 5) -> Any:
             Text(_group_cell(group)),
             *(Text(_column(tlds, index, prefix=".")) for index in range(3)),
             *(Text(_column(domains, index)) for index in range(3)),
+        )
+    return table
+
+
+def cost_table(report: ALSReport, *, top: int = 5) -> Any:
+    """A rich ``Table``: per group, the answers' cost, the cost per cited source, and the
+    ``top`` domains by the cost their cited sources carry (see :mod:`als.cost`)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    currencies = {group.cost.currency for group in report.groups if group.cost.currency}
+    shown = f" in {next(iter(currencies))}" if len(currencies) == 1 else ""
+    table = Table(
+        title=f"estimated cost per cited source{shown} (list prices)",
+        title_justify="left",
+        show_lines=True,
+    )
+    table.add_column(_group_header(report), overflow="fold")
+    table.add_column("answers\npriced", justify="right")
+    table.add_column("cost", justify="right")
+    table.add_column("per cited\nsource", justify="right")
+    table.add_column(f"top {top} domains by cost", overflow="fold")
+    for group in report.groups:
+        cost = group.cost
+        unit = "" if shown or not cost.currency else f" {cost.currency}"
+        priced = str(cost.priced) + (f"\n+{cost.unpriced} unpriced" if cost.unpriced else "")
+        per_source = cost.per_cited_source
+        table.add_row(
+            Text(_group_cell(group)),
+            Text(priced),
+            Text(f"{cost.total:.4f}{unit}" if cost.priced else "-"),
+            Text(
+                "-" if per_source is None else f"{per_source:.4f}{unit}\nover {cost.cited_sources}"
+            ),
+            Text(
+                "\n".join(
+                    f"{_safe(domain)} {amount:.4f}" for domain, amount, _ in cost.top_domains(top)
+                )
+                or "-"
+            ),
         )
     return table
 

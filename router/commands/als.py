@@ -34,6 +34,7 @@ examples:
   grounding-router als out.jsonl
   grounding-router als out.jsonl --by vendor,country --top 10
   grounding-router als out.jsonl --json > als.json
+  grounding-router als out.jsonl --cost-per-source
   grounding-router als out.jsonl --png als.png   (needs pip install 'grounding-router[charts]')"""
 
 
@@ -62,6 +63,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="TLDs and domains listed, and TLDs coloured in the chart (default 5)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--cost-per-source",
+        action="store_true",
+        help="also report what the answers cost per cited source: each answer's estimated "
+        "cost split evenly over the sources it cites, per group and per domain",
+    )
     parser.add_argument(
         "--png",
         type=Path,
@@ -121,12 +128,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from router.terminal import json_for_terminal
 
-        text = json.dumps(report.to_dict(top=args.top), indent=2, ensure_ascii=False)
+        text = json.dumps(
+            report.to_dict(top=args.top, cost=args.cost_per_source), indent=2, ensure_ascii=False
+        )
         print(json_for_terminal(text))
     else:
         from als.table import print_report
 
-        print_report(report, top=args.top)
+        print_report(report, top=args.top, cost=args.cost_per_source)
     return ExitCode.OK
 
 
