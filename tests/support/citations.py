@@ -18,6 +18,7 @@ __all__ = [
     "CITED_TEXT_LIMIT",
     "SNIPPET_LIMIT",
     "citation_problems",
+    "domain_citation",
     "golden_row",
 ]
 
@@ -32,6 +33,24 @@ _PROVIDERS = frozenset(vendors())
 # Cleaned text fields carry no control characters and no lone surrogates (not writable as UTF-8).
 _UNCLEAN_TEXT = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _URL = re.compile(r"https?://[^\s\x00-\x1f\x7f]+\Z")
+
+
+def domain_citation(domain: str, provider: str = "vertex") -> Citation:
+    """A plain cited source on ``domain``, for tests that only count citations."""
+    return {
+        "provider": provider,  # type: ignore[typeddict-item]
+        "url": f"https://{domain}/page",
+        "source_domain": domain,
+        "title": domain,
+        "snippet": None,
+        "source_type": "web",
+        "rank": 1,
+        "raw": {},
+        "spans": [],
+        "cited": True,
+        "cited_text": None,
+        "location": None,
+    }
 
 
 def citation_problems(citation: Any, content: str, *, provider: str | None = None) -> list[str]:

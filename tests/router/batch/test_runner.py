@@ -25,24 +25,7 @@ from router import (
 from router.batch import arun_batch, run_batch
 from router.batch.input import derive_request_id
 from router.batch.stats import BatchStats
-from router.types import Citation
-
-
-def cite(domain: str) -> Citation:
-    return {
-        "provider": "vertex",
-        "url": f"https://{domain}/page",
-        "source_domain": domain,
-        "title": domain,
-        "snippet": None,
-        "source_type": "web",
-        "rank": 1,
-        "raw": {},
-        "spans": [],
-        "cited": True,
-        "cited_text": None,
-        "location": None,
-    }
+from support.citations import domain_citation
 
 
 class PromptDrivenAdapter:
@@ -70,7 +53,7 @@ class PromptDrivenAdapter:
             content=f"answer to {prompt[:20]}",
             grounded_effective=True,
             tool_call_count=1,
-            citations=[cite("example.de" if "de" in prompt else "example.com")],
+            citations=[domain_citation("example.de" if "de" in prompt else "example.com")],
         )
 
     def close(self) -> None:

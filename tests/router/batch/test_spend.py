@@ -11,28 +11,14 @@ from adapters.base import AdapterResult
 from router import LLMRequest, RouterSettings, UnifiedLLMAdapter
 from router.batch import run_batch
 from router.batch.spend import Spend, SpendLedger
-from router.types import Citation, Usage
+from router.types import Usage
+from support.citations import domain_citation
 
 M = 1e-6
 # gemini-2.5-flash: 1,000 input at $0.30 and 100 output at $2.50 per million, plus one grounded
 # prompt at $35 per 1,000 when the reply lists a search query.
 TOKENS = 1_000 * 0.30 * M + 100 * 2.50 * M
 PROMPT = 0.035
-
-
-def cite(domain: str) -> Citation:
-    return {
-        "provider": "vertex",
-        "url": f"https://{domain}/page",
-        "source_domain": domain,
-        "title": domain,
-        "snippet": None,
-        "source_type": "web",
-        "rank": 1,
-        "raw": {},
-        "spans": [],
-        "cited": True,
-    }
 
 
 class MeteredAdapter:
@@ -52,7 +38,7 @@ class MeteredAdapter:
             grounded_effective=True,
             tool_call_count=1,
             web_search_queries=["q"],
-            citations=[cite("example.com")],
+            citations=[domain_citation("example.com")],
             usage=usage,
         )
 
