@@ -7,6 +7,14 @@ provider package compares a vendor name to a literal. Adding a provider means ad
 under ``adapters/``, one row here (and the vendor to ``router.types.Vendor``, which a test keeps
 in step with this table), and one emulator module. A provider prices its calls with a
 ``prices.toml`` in its package (see :mod:`router.pricing`): data, found beside its adapter.
+
+Two more import paths make a provider readable offline and streamable (the protocols are in
+:mod:`adapters.base`): ``reply_mapper_path`` names its final-reply mapper
+(``"module:function"``, a ``ReplyMapper``), which ``extract()`` uses on stored replies, and
+``stream_reader_path`` its stream reader class (``"module:Class"``, a ``StreamFormat``), which
+``stream()`` and ``extract()`` use on streams. ``Capabilities.streaming`` says whether the
+adapter implements ``StreamingAdapter``; a provider whose stream can be read offline but not
+requested through its adapter names a reader with ``streaming=False``.
 """
 
 from __future__ import annotations
@@ -17,13 +25,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from router.errors import RequestValidationError
 from router.types import Vendor
 
 if TYPE_CHECKING:
-    from adapters.base import Adapter
+    from adapters.base import Adapter, ReplyMapper, StreamFormat
 
 __all__ = [
     "PRICE_FILE",
@@ -65,12 +73,27 @@ class ProviderRow:
     capabilities: Capabilities
     settings: tuple[str, ...]
     summary: str
+    reply_mapper_path: str | None = None
+    stream_reader_path: str | None = None
 
     def adapter_class(self) -> type[Adapter]:
         """Import the provider package (and its SDK) and return its adapter class."""
-        module_name, _, class_name = self.adapter_path.partition(":")
-        adapter_class: type[Adapter] = getattr(importlib.import_module(module_name), class_name)
+        adapter_class: type[Adapter] = _load(self.adapter_path)
         return adapter_class
+
+    def reply_mapper(self) -> ReplyMapper | None:
+        """The provider's final-reply mapper, imported on first use; None if it has none."""
+        if self.reply_mapper_path is None:
+            return None
+        mapper: ReplyMapper = _load(self.reply_mapper_path)
+        return mapper
+
+    def stream_format(self) -> StreamFormat | None:
+        """The provider's stream reader class, imported on first use; None if it has none."""
+        if self.stream_reader_path is None:
+            return None
+        reader: StreamFormat = _load(self.stream_reader_path)
+        return reader
 
     def new_adapter(self) -> Adapter:
         """A fresh adapter of this provider (each holds its own SDK clients)."""
@@ -84,6 +107,11 @@ class ProviderRow:
         package = self.adapter_path.partition(":")[0].rpartition(".")[0]
         resource = importlib.resources.files(package) / PRICE_FILE
         return resource if resource.is_file() else None
+
+
+def _load(path: str) -> Any:
+    module_name, _, name = path.partition(":")
+    return getattr(importlib.import_module(module_name), name)
 
 
 _ROWS: tuple[ProviderRow, ...] = (
@@ -101,6 +129,8 @@ _ROWS: tuple[ProviderRow, ...] = (
         ),
         settings=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
         summary="Responses API with the hosted web_search tool (openai SDK)",
+        reply_mapper_path="adapters.openai.reply:map_openai_reply",
+        stream_reader_path="adapters.openai.stream:OpenAIStreamReader",
     ),
     ProviderRow(
         vendor="vertex",
@@ -121,6 +151,8 @@ _ROWS: tuple[ProviderRow, ...] = (
             "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN",
         ),
         summary="Gemini on Vertex AI with Google Search grounding (google-genai, vertexai=True)",
+        reply_mapper_path="adapters.vertex.reply:map_vertex_result",
+        stream_reader_path="adapters.vertex.stream:VertexStreamReader",
     ),
 )
 

@@ -23,8 +23,17 @@ if TYPE_CHECKING:
         ResponseParseError,
         RouterError,
     )
+    from router.extraction import extract
     from router.fanout import FanoutResult, aroute_many, route_many
     from router.settings import RouterSettings
+    from router.streaming import (
+        CitationDelta,
+        Completed,
+        SearchStarted,
+        StreamAccumulator,
+        StreamEvent,
+        TextDelta,
+    )
     from router.types import (
         Citation,
         Cost,
@@ -42,6 +51,13 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "Aggregate": "router.aggregate",
     "Citation": "router.types",
+    "CitationDelta": "router.stream_events",
+    "Completed": "router.stream_events",
+    "SearchStarted": "router.stream_events",
+    "StreamAccumulator": "router.streaming",
+    "StreamEvent": "router.stream_events",
+    "TextDelta": "router.stream_events",
+    "extract": "router.extraction",
     "ConfigurationError": "router.errors",
     "Cost": "router.types",
     "FanoutError": "router.errors",
@@ -73,6 +89,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Aggregate",
     "Citation",
+    "CitationDelta",
+    "Completed",
     "ConfigurationError",
     "Cost",
     "FanoutError",
@@ -90,7 +108,11 @@ __all__ = [
     "Router",
     "RouterError",
     "RouterSettings",
+    "SearchStarted",
     "Span",
+    "StreamAccumulator",
+    "StreamEvent",
+    "TextDelta",
     "UnifiedLLMAdapter",
     "Usage",
     "UserLocation",
@@ -98,6 +120,7 @@ __all__ = [
     "aggregate",
     "aroute",
     "aroute_many",
+    "extract",
     "route",
     "route_many",
 ]

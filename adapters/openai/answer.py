@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from router.types import Span
 
-__all__ = ["AnswerText", "strip_citation_tokens"]
+__all__ = ["AnswerText", "content_offset", "strip_citation_tokens"]
 
 _CITATION_TOKEN = re.compile(r"[ \t]*\ue200[^\ue200\ue201]{0,256}(?:\ue201|\Z)|[\ue200-\ue202]")
 
@@ -83,11 +83,19 @@ class AnswerText:
 
 
 def _to_content(part: _Part, offset: int) -> int:
+    return part.base + content_offset(part.removed, offset)
+
+
+def content_offset(removed: tuple[tuple[int, int], ...], offset: int) -> int:
+    """Where ``offset`` of a part's text lands once the ``removed`` ranges are taken out.
+
+    An offset inside a removed range moves to where the range was.
+    """
     shift = 0
-    for start, end in part.removed:
+    for start, end in removed:
         if offset <= start:
             break
         if offset < end:
-            return part.base + start - shift
+            return start - shift
         shift += end - start
-    return part.base + offset - shift
+    return offset - shift

@@ -125,6 +125,13 @@ def read_openai_reply(response: object) -> OpenAIExtraction:
 
 
 def _read(response: object) -> _Reader:
+    if isinstance(response, str | bytes | bytearray):
+        _log.warning(
+            "reply_is_text",
+            provider="openai",
+            characters=len(response),
+            hint="read stored JSON or SSE replies with router.extract('openai', text)",
+        )
     body = as_mapping(response)
     reader = _Reader()
     if body is not None:

@@ -4,7 +4,8 @@
 the JSON text); ``parsed`` holds the JSON value when the request asked for JSON. A reply that
 cannot be used at all raises :class:`ResponseParseError`: no answer text (``empty_answer``,
 naming the status and why it was incomplete), a refusal (``refusal``), or JSON that does not
-parse (``invalid_json``, naming the position and the first characters).
+parse (``invalid_json``, naming the position and the first characters). With
+``strict=False`` (offline extraction) nothing raises: the reason goes into ``warnings``.
 """
 
 from __future__ import annotations
@@ -41,16 +42,30 @@ _USAGE_DETAILS = (
 _SEARCH_TOOL_PREFIX = "web_search"
 
 
-def map_openai_reply(response: object, request: LLMRequest) -> AdapterResult:
-    """The :class:`AdapterResult` of one reply to ``request``; raises ``ResponseParseError``."""
+def map_openai_reply(
+    response: object, request: LLMRequest, *, strict: bool = True
+) -> AdapterResult:
+    """The :class:`AdapterResult` of one reply to ``request``.
+
+    Raises ``ResponseParseError`` for a reply ``route()`` cannot use; with ``strict=False`` it
+    never raises and says what was wrong in ``warnings`` instead.
+    """
     body = as_mapping(response) or {}
     extraction = read_openai_reply(body)
     status = body.get("status") if isinstance(body.get("status"), str) else None
     incomplete = _incomplete_reason(body)
     content = extraction.content
-    if not content.strip():
-        raise _unusable(extraction, status, incomplete)
-    parsed = parse_json_answer(content, incomplete=incomplete) if request.wants_json else None
+    problems: list[str] = []
+    parsed = None
+    try:
+        if not content.strip():
+            raise _unusable(extraction, status, incomplete)
+        if request.wants_json:
+            parsed = parse_json_answer(content, incomplete=incomplete)
+    except ResponseParseError as error:
+        if strict:
+            raise
+        problems.append(str(error))
     grounding = extraction.grounding
     return AdapterResult(
         content=content,
@@ -61,7 +76,7 @@ def map_openai_reply(response: object, request: LLMRequest) -> AdapterResult:
         web_search_queries=list(grounding.web_search_queries),
         citations=extraction.citations,
         usage=_usage(body.get("usage"), search_tool=_search_tool(body)),
-        warnings=[grounding.warning] if grounding.warning else [],
+        warnings=[grounding.warning, *problems] if grounding.warning else problems,
         metadata=_metadata(body, extraction, status, incomplete),
     )
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+import structlog
+
 __all__ = ["as_rest_body", "index", "items", "mapping", "reply_body", "text"]
 
 # The fields of ``GenerateContentResponse`` the mappers read: dumping only these keeps the SDK
@@ -24,6 +26,7 @@ _SDK_FIELDS = frozenset(
 
 
 _CACHEABLE_KEY_CHARS = 256
+_log = structlog.get_logger(__name__)
 
 
 @lru_cache(maxsize=4096)
@@ -93,12 +96,24 @@ def reply_body(response: object) -> dict[str, Any]:
 
 
 def as_rest_body(response: object) -> dict[str, Any]:
-    """The reply as a dict in the REST spelling; {} for anything that is not a reply."""
+    """The reply as a dict in the REST spelling; {} for anything that is not a reply.
+
+    Text (a stored JSON or SSE reply) is not read here: it gets {} and a warning event that
+    names ``router.extract``, the entry that reads stored replies in any form.
+    """
     if isinstance(response, Mapping):
         if isinstance(response, dict) and not _needs_camel(response):
             return response
         converted = _to_camel(response)
         return converted if isinstance(converted, dict) else {}
+    if isinstance(response, str | bytes | bytearray):
+        _log.warning(
+            "reply_is_text",
+            provider="vertex",
+            characters=len(response),
+            hint="read stored JSON or SSE replies with router.extract('vertex', text)",
+        )
+        return {}
     model_dump = getattr(response, "model_dump", None)
     if not callable(model_dump):
         return {}

@@ -82,13 +82,26 @@ def reply_metadata(reply: VertexReply) -> dict[str, Any]:
     }
 
 
-def single_result(reply: VertexReply, *, wants_json: bool) -> AdapterResult:
-    """The result of a one-call request (grounded text, JSON without grounding, plain text)."""
-    content = require_text(reply, step="generateContent")
+def single_result(reply: VertexReply, *, wants_json: bool, strict: bool = True) -> AdapterResult:
+    """The result of a one-call request (grounded text, JSON without grounding, plain text).
+
+    With ``strict=False`` a reply without text or with JSON that does not parse is kept, with
+    the reason in ``warnings``, instead of raising ``ResponseParseError``.
+    """
+    problems: list[str] = []
+    parsed = None
+    try:
+        content = require_text(reply, step="generateContent")
+        parsed = json_answer(content) if wants_json else None
+    except ResponseParseError as error:
+        if strict:
+            raise
+        content = reply.content
+        problems.append(str(error))
     grounding = reply.grounding
     return AdapterResult(
         content=content,
-        parsed=json_answer(content) if wants_json else None,
+        parsed=parsed,
         model_version=reply.model_version,
         grounded_effective=grounding.grounded_effective,
         tool_call_count=grounding.tool_call_count,
@@ -96,6 +109,6 @@ def single_result(reply: VertexReply, *, wants_json: bool) -> AdapterResult:
         citations=reply.citations,
         search_entry_point=grounding.search_entry_point,
         usage=reply.usage,
-        warnings=[grounding.warning] if grounding.warning else [],
+        warnings=[grounding.warning, *problems] if grounding.warning else problems,
         metadata={"two_step": False, **reply_metadata(reply)},
     )

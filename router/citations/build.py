@@ -27,6 +27,7 @@ __all__ = [
     "SNIPPET_LIMIT",
     "TITLE_LIMIT",
     "CitationCollector",
+    "citation_key",
     "dedupe_citations",
     "make_citation",
     "sanitize_text",
@@ -163,7 +164,8 @@ def _url_less_key(citation: Citation) -> str:
     return f"\0{citation['source_domain']}\0{citation['title'] or ''}"
 
 
-def _citation_key(citation: Citation) -> str:
+def citation_key(citation: Citation) -> str:
+    """The key citations of one source share: ``dedup_key`` of the URL, or domain and title."""
     url = citation["url"]
     return dedup_key(url) if url else _url_less_key(citation)
 
@@ -241,7 +243,7 @@ def dedupe_citations(citations: Iterable[Citation]) -> list[Citation]:
     are not mutated.
     """
     entries: list[_Entry] = [
-        (_citation_key(citation), citation, None, False) for citation in citations
+        (citation_key(citation), citation, None, False) for citation in citations
     ]
     return [entry[1] for entry in _merge(entries, in_order=False, copy=True)]
 

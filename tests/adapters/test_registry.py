@@ -77,3 +77,41 @@ def test_the_registry_loads_no_provider_package() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+STREAMING_METHODS = {
+    "stream": inspect.isgeneratorfunction,
+    "astream": inspect.isasyncgenfunction,
+    "finish_stream": lambda method: not inspect.iscoroutinefunction(method),
+    "afinish_stream": inspect.iscoroutinefunction,
+}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.vendor)
+def test_each_row_names_a_reply_mapper_that_reads_offline(row: ProviderRow) -> None:
+    """The reply mapper loads, and in its lenient mode reads even an empty reply."""
+    mapper = row.reply_mapper()
+    assert mapper is not None, "name the provider's reply mapper in reply_mapper_path"
+    request = LLMRequest(
+        vendor=row.vendor, model=row.default_model, messages=[{"role": "user", "content": "q"}]
+    )
+    result = mapper({}, request, strict=False)
+    assert result.content == ""
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.vendor)
+def test_each_row_names_a_stream_reader(row: ProviderRow) -> None:
+    """The stream reader class loads and answers the stream-event question about a dict."""
+    reader_class = row.stream_format()
+    assert reader_class is not None, "name the provider's stream reader in stream_reader_path"
+    assert reader_class.is_stream_event({}) is False
+
+
+@pytest.mark.parametrize(
+    "row", [row for row in ROWS if row.capabilities.streaming], ids=lambda row: row.vendor
+)
+def test_a_streaming_adapter_has_the_streaming_methods(row: ProviderRow) -> None:
+    """stream is a generator, astream an async generator, and finish_stream has its twin."""
+    adapter_class = row.adapter_class()
+    for name, is_right_kind in STREAMING_METHODS.items():
+        assert is_right_kind(getattr(adapter_class, name)), name

@@ -22,6 +22,7 @@ __all__ = [
     "openai_completed_response",
     "parse_sse",
     "recorded_files",
+    "stream_final_body",
 ]
 
 RECORDED_DIR = Path(__file__).resolve().parents[1] / "data" / "recorded"
@@ -119,3 +120,17 @@ def load_final_body(path: Path) -> dict[str, Any]:
     if any(str(event.get("type", "")).startswith("response.") for event in events):
         return openai_completed_response(events)
     return merge_gemini_chunks(events)
+
+
+def stream_final_body(path: Path) -> dict[str, Any] | None:
+    """The final body a recorded stream adds up to, built here independently of the readers.
+
+    OpenAI Responses streams: the ``response.completed`` response; Gemini/Vertex: the chunks
+    merged. None for a stream of another kind (its provider's suite adds a builder here).
+    """
+    events = load_events(path)
+    if any(str(event.get("type", "")).startswith("response.") for event in events):
+        return openai_completed_response(events)
+    if events and all("candidates" in event or "usageMetadata" in event for event in events):
+        return merge_gemini_chunks(events)
+    return None

@@ -1,0 +1,185 @@
+"""The Vertex / Gemini stream reader: ``streamGenerateContent`` chunks to router events.
+
+Each chunk is a ``GenerateContentResponse`` of its own (REST camelCase, or a snake_case SDK
+dump): candidates carrying the next parts of their content, and, usually only in the last
+chunk, the grounding metadata (every earlier chunk carrying ``groundingMetadata: {}``); the
+last chunk of a candidate has its ``finishReason`` and the usage (provider-quirks section 2).
+
+- The first candidate's text parts that are not thoughts (Gemini 3 interleaves thought parts)
+  go out as ``TextDelta`` as they arrive: concatenated, they are the answer.
+- When the first candidate's grounding metadata first shows a search (queries, chunks, the
+  Search Suggestions widget), one ``SearchStarted`` with its queries; a ``toolCall`` part (a
+  server-side tool invocation) is one ``SearchStarted`` of its own.
+- When grounding metadata arrives before the stream ends, the citations of the body so far
+  go out as ``CitationDelta``; support offsets are UTF-8 byte offsets into the whole
+  concatenated answer, converted to characters by the same code as for a final body, and a
+  span that reaches past the text delivered so far waits until the text is there.
+- The stream completes when every candidate has its ``finishReason``; the base class then maps
+  the final body and reconciles the events with it.
+
+The final body merges the chunks: per candidate, consecutive text parts of the same kind
+(answer or thought) concatenated, other parts kept in order; grounding metadata merged key by
+key, a later non-empty value replacing an earlier one; ``citationMetadata.citations``
+accumulated; every other field, and the top-level ones (``usageMetadata``, ``modelVersion``,
+``responseId``), as the latest chunk gave it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.stream_reader import StreamReaderBase
+from adapters.vertex.body import as_rest_body, items, mapping, text
+from adapters.vertex.mapping import extract_vertex_citations
+from adapters.vertex.reply import map_vertex_result
+from router.types import LLMRequest
+
+__all__ = ["VertexStreamReader"]
+
+_SEARCH_SIGNALS = ("webSearchQueries", "groundingChunks", "retrievalQueries", "searchEntryPoint")
+
+
+class _Candidate:
+    """One candidate as its chunks have built it so far."""
+
+    __slots__ = ("fields", "grounding", "parts")
+
+    def __init__(self) -> None:
+        self.parts: list[dict[str, Any]] = []
+        self.grounding: dict[str, Any] | None = None
+        self.fields: dict[str, Any] = {}
+
+    def body(self) -> dict[str, Any]:
+        candidate: dict[str, Any] = {**self.fields}
+        content = mapping(candidate.get("content"))
+        candidate["content"] = {**content, "parts": [dict(part) for part in self.parts]}
+        if self.grounding is not None:
+            candidate["groundingMetadata"] = dict(self.grounding)
+        return candidate
+
+
+class VertexStreamReader(StreamReaderBase):
+    """Reads one ``streamGenerateContent`` stream (see the module docstring)."""
+
+    label = "Vertex AI"
+
+    def __init__(self, request: LLMRequest) -> None:
+        super().__init__(request, map_vertex_result)
+        self._envelope: dict[str, Any] = {}
+        self._candidates: dict[int, _Candidate] = {}
+        self._finished: set[int] = set()
+        self._searched = False
+
+    @staticmethod
+    def is_stream_event(value: Mapping[str, Any]) -> bool:
+        """A stream chunk has the shape of a final body: a lone dict is read as one."""
+        del value
+        return False
+
+    def final_body(self) -> dict[str, Any]:
+        candidates = [self._candidates[index].body() for index in sorted(self._candidates)]
+        return {**self._envelope, "candidates": candidates}
+
+    def _read(self, chunk: Mapping[str, Any]) -> None:
+        body = as_rest_body(chunk)
+        if not body:
+            self.skipped += 1
+            return
+        if "error" in body:
+            error = mapping(body.get("error"))
+            self._warnings.append(
+                f"Vertex AI stream: error chunk: {text(error.get('message')) or body['error']}"
+            )
+            return
+        for key, value in body.items():
+            if key != "candidates":
+                self._envelope[key] = value
+        grounding_changed = False
+        for position, candidate in enumerate(items(body.get("candidates"))):
+            if not isinstance(candidate, dict):
+                self.skipped += 1
+                continue
+            raw_index = candidate.get("index", position)
+            index = raw_index if type(raw_index) is int and raw_index >= 0 else position
+            grounding_changed |= self._candidate(index, candidate)
+        if self._candidates and len(self._finished) == len(self._candidates):
+            self._completed()
+        elif grounding_changed:
+            for citation in extract_vertex_citations(self.final_body()):
+                self.events.citation(citation)
+
+    def _candidate(self, index: int, candidate: dict[str, Any]) -> bool:
+        """Merge one candidate's chunk; True when its grounding metadata changed."""
+        state = self._candidates.get(index)
+        if state is None:
+            state = self._candidates[index] = _Candidate()
+        answer = index == 0
+        content = mapping(candidate.get("content"))
+        for part in items(content.get("parts")):
+            if isinstance(part, dict):
+                self._part(state, part, answer)
+        changed = False
+        for key, value in candidate.items():
+            if key == "content":
+                state.fields["content"] = {k: v for k, v in content.items() if k != "parts"}
+            elif key == "groundingMetadata":
+                changed = _merge_grounding(state, value)
+            elif key == "citationMetadata":
+                _merge_citations(state, value)
+            else:
+                state.fields[key] = value
+        if candidate.get("finishReason") is not None:
+            self._finished.add(index)
+        if answer and changed and not self._searched:
+            grounding = state.grounding or {}
+            if any(grounding.get(signal) for signal in _SEARCH_SIGNALS):
+                self._searched = True
+                queries = [q.strip() for q in items(grounding.get("webSearchQueries")) if text(q)]
+                self._announce(list(dict.fromkeys(queries)))
+        return changed
+
+    def _part(self, state: _Candidate, part: dict[str, Any], answer: bool) -> None:
+        thought = part.get("thought") is True
+        piece = part.get("text")
+        if isinstance(piece, str):
+            last = state.parts[-1] if state.parts else None
+            if (
+                last is not None
+                and isinstance(last.get("text"), str)
+                and ((last.get("thought") is True) == thought)
+            ):
+                last.update({k: v for k, v in part.items() if k != "text"})
+                last["text"] += piece
+            else:
+                state.parts.append(dict(part))
+            if answer and not thought:
+                self.events.text(piece)
+            return
+        state.parts.append(dict(part))
+        tool_call = part.get("toolCall")
+        if answer and isinstance(tool_call, dict):
+            queries = items(mapping(tool_call.get("args")).get("queries"))
+            self._announce([q for q in queries if text(q)])
+
+
+def _merge_grounding(state: _Candidate, value: object) -> bool:
+    grounding = mapping(value)
+    if state.grounding is None:
+        state.grounding = {}
+    changed = False
+    for key, item in grounding.items():
+        if item or key not in state.grounding:
+            changed = changed or state.grounding.get(key) != item
+            state.grounding[key] = item
+    return changed and any(state.grounding.values())
+
+
+def _merge_citations(state: _Candidate, value: object) -> None:
+    metadata = mapping(value)
+    kept = mapping(state.fields.get("citationMetadata"))
+    citations = list(items(kept.get("citations")))
+    for citation in items(metadata.get("citations")):
+        if citation not in citations:
+            citations.append(citation)
+    state.fields["citationMetadata"] = {**kept, **metadata, "citations": citations}
