@@ -44,7 +44,14 @@ if TYPE_CHECKING:
         Usage,
         UserLocation,
     )
-    from router.unified_llm_adapter import Router, UnifiedLLMAdapter, aroute, route
+    from router.unified_llm_adapter import (
+        Router,
+        UnifiedLLMAdapter,
+        aroute,
+        astream,
+        route,
+        stream,
+    )
 
 __version__ = "0.1.0"
 
@@ -57,7 +64,9 @@ _EXPORTS: dict[str, str] = {
     "StreamAccumulator": "router.streaming",
     "StreamEvent": "router.stream_events",
     "TextDelta": "router.stream_events",
+    "astream": "router.unified_llm_adapter",
     "extract": "router.extraction",
+    "stream": "router.unified_llm_adapter",
     "ConfigurationError": "router.errors",
     "Cost": "router.types",
     "FanoutError": "router.errors",
@@ -120,9 +129,11 @@ __all__ = [
     "aggregate",
     "aroute",
     "aroute_many",
+    "astream",
     "extract",
     "route",
     "route_many",
+    "stream",
 ]
 
 

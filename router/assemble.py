@@ -12,13 +12,18 @@ from typing import Any
 
 from adapters.base import AdapterResult
 from router.lone_surrogates import scrub, scrub_citations, scrub_value
-from router.types import LLMRequest, LLMResponse
+from router.types import Cost, LLMRequest, LLMResponse
 
 __all__ = ["assemble_response"]
 
 
 def assemble_response(
-    request: LLMRequest, result: AdapterResult, *, attempts: int, latency_ms: float
+    request: LLMRequest,
+    result: AdapterResult,
+    *,
+    attempts: int,
+    latency_ms: float,
+    cost: Cost | None = None,
 ) -> LLMResponse:
     """The response of ``request`` from the adapter's result (lone surrogates scrubbed)."""
     # Provider text may hold lone surrogates (JSON escapes); the response must stay writable.
@@ -47,7 +52,7 @@ def assemble_response(
         search_entry_point=(
             scrub(result.search_entry_point) if result.search_entry_point else None
         ),
-        usage=result.usage,
+        usage=result.usage.model_copy(update={"cost": cost}),
         latency_ms=latency_ms,
         attempts=attempts,
         metadata=metadata,

@@ -17,7 +17,8 @@ that name would take the package attribute over once imported.)
 A final body goes through the provider's reply mapper, a stream through its stream reader
 (both named by the registry, see ``adapters.base``), each in the lenient mode: the result is an
 ``LLMResponse`` exactly as ``route()`` would build it for the same reply (``latency_ms`` 0,
-``attempts`` 0), and nothing about the reply makes it raise. What could not be read is said in
+``attempts`` 0; the cost estimated at the built-in list prices), and nothing about the reply
+makes it raise. What could not be read is said in
 ``metadata["warnings"]``, and a reply that yields nothing at all always says what it looked
 like: an empty result is never silent. Only an unknown vendor (or a bad ``request``) raises
 ``RequestValidationError``.
@@ -31,13 +32,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Any
 
 from adapters.base import AdapterResult, StreamFormat
 from adapters.registry import ProviderRow, provider
 from router.assemble import assemble_response
+from router.pricing import Metered, PriceBook
 from router.sse import parse_sse
-from router.types import LLMRequest, LLMResponse, Message
+from router.types import Cost, LLMRequest, LLMResponse, Message
 
 __all__ = ["extract", "offline_request"]
 
@@ -78,7 +81,22 @@ def extract(
             f"expected a reply body or stream of {row.label}"
         )
     result.warnings = [*warnings, *result.warnings]
-    return assemble_response(asked, result, attempts=0, latency_ms=0.0)
+    return assemble_response(asked, result, attempts=0, latency_ms=0.0, cost=_cost(asked, result))
+
+
+@cache
+def _prices() -> PriceBook:
+    return PriceBook.load()
+
+
+def _cost(asked: LLMRequest, result: AdapterResult) -> Cost | None:
+    metered = Metered(
+        usage=result.usage, tool_calls=result.tool_call_count, queries=result.web_search_queries
+    )
+    try:
+        return _prices().cost(asked.vendor, (result.model_version, asked.model), metered)
+    except Exception:  # an estimate that fails costs the estimate, never the extraction
+        return None
 
 
 # What the reply turned out to be: a body, stream chunks, or nothing readable.

@@ -4,6 +4,8 @@
 (:mod:`adapters.registry`; imported lazily, created once and reused), runs it under the one retry
 layer, assembles the ``LLMResponse`` (with its estimated cost, :mod:`router.pricing`) and runs
 the grounding validators, which fail closed. Only ``RouterError`` subclasses leave this module.
+``stream(request)`` does the same as a stream of events (:mod:`router.streaming` says how it
+behaves; :mod:`router.stream_call` runs it).
 """
 
 from __future__ import annotations
@@ -11,14 +13,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
 import structlog
 
-from adapters.base import Adapter, AdapterResult
+from adapters.base import Adapter, AdapterResult, StreamingAdapter
 from adapters.registry import provider
+from router.assemble import assemble_response
 from router.errors import (
     GroundingRequiredFailedError,
     RequestValidationError,
@@ -26,11 +29,12 @@ from router.errors import (
     RouterError,
 )
 from router.logging import grounding_debug, grounding_debug_enabled, register_secret
-from router.lone_surrogates import scrub, scrub_citations, scrub_value
 from router.nesting import nesting_depth
 from router.pricing import Metered, PriceBook
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
+from router.stream_call import StreamParts, arun_stream, run_stream
+from router.stream_events import StreamEvent
 from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator, run_validators
 
@@ -40,8 +44,10 @@ __all__ = [
     "UnifiedLLMAdapter",
     "aroute",
     "as_request",
+    "astream",
     "route",
     "shared_router",
+    "stream",
 ]
 
 RequestInput = LLMRequest | Mapping[str, Any]
@@ -138,6 +144,24 @@ class UnifiedLLMAdapter:
                 earlier = failure.response.attempts if failure.response else 1
                 return await self._aroute_once(checked, started, attempts_before=earlier)
 
+    def stream(self, request: RequestInput) -> Iterator[StreamEvent]:
+        """Stream one request: its events, ending with ``Completed`` (see router.streaming).
+
+        The request is checked now (a malformed one, or a provider that cannot stream, raises
+        ``RequestValidationError`` here); the call starts when the iteration does.
+        """
+        started = time.perf_counter()
+        checked = as_request(request)
+        parts = self._stream_parts(checked)
+        return self._stream_events(checked, parts, started)
+
+    def astream(self, request: RequestInput) -> AsyncIterator[StreamEvent]:
+        """The async twin of :meth:`stream` (iterate it with ``async for``)."""
+        started = time.perf_counter()
+        checked = as_request(request)
+        parts = self._stream_parts(checked)
+        return self._astream_events(checked, parts, started)
+
     def close(self) -> None:
         """Release the SDK clients of every adapter created so far."""
         with self._adapters_lock:
@@ -175,6 +199,43 @@ class UnifiedLLMAdapter:
     ) -> None:
         await self.aclose()
 
+    # -- streams ----------------------------------------------------------------------------
+
+    def _stream_parts(self, request: LLMRequest) -> StreamParts:
+        row = provider(request.vendor)
+        if not row.capabilities.streaming:
+            raise RequestValidationError(
+                f"vendor: {row.label} cannot stream through the router; use route()",
+                field="vendor",
+                vendor=request.vendor,
+                model=request.model,
+                request_id=request.request_id,
+            )
+        adapter: Any = _guarded(lambda: self.adapter_for(request.vendor))
+        streaming: StreamingAdapter = adapter
+        return StreamParts(streaming, self.settings, self._retry, self._finish, _unexpected)
+
+    def _stream_events(
+        self, request: LLMRequest, parts: StreamParts, started: float
+    ) -> Iterator[StreamEvent]:
+        with grounding_debug(self.settings.debug_grounding):
+            try:
+                yield from run_stream(request, parts, started)
+            except RouterError as error:
+                self._fail(request, error)
+                raise
+
+    async def _astream_events(
+        self, request: LLMRequest, parts: StreamParts, started: float
+    ) -> AsyncIterator[StreamEvent]:
+        with grounding_debug(self.settings.debug_grounding):
+            try:
+                async for event in arun_stream(request, parts, started):
+                    yield event
+            except RouterError as error:
+                self._fail(request, error)
+                raise
+
     # -- one pass: adapter under retries, then assembly and validation ----------------------
 
     def _route_once(self, request: LLMRequest, started: float, attempts_before: int) -> LLMResponse:
@@ -208,7 +269,11 @@ class UnifiedLLMAdapter:
     ) -> LLMResponse:
         _check_nesting(result, self.settings.max_json_depth)
         cost = self._cost(request, result)
-        response = _guarded(lambda: _assemble(request, result, attempts, started, cost))
+        response = _guarded(
+            lambda: assemble_response(
+                request, result, attempts=attempts, latency_ms=_elapsed_ms(started), cost=cost
+            )
+        )
         for warning in result.warnings:
             log.warning(
                 warning, vendor=request.vendor, model=request.model, request_id=request.request_id
@@ -286,40 +351,8 @@ def _check_nesting(result: AdapterResult, limit: int) -> None:
         )
 
 
-def _assemble(
-    request: LLMRequest, result: AdapterResult, attempts: int, started: float, cost: Cost | None
-) -> LLMResponse:
-    # Provider text may hold lone surrogates (JSON escapes); the response must stay writable.
-    citations = scrub_citations(result.citations)
-    metadata: dict[str, Any] = scrub_value(dict(result.metadata))
-    metadata.update(
-        citations=citations,
-        grounded_effective=result.grounded_effective,
-        two_step=bool(result.metadata.get("two_step", False)),
-        tool_call_count=result.tool_call_count,
-        warnings=[scrub(warning) for warning in result.warnings],
-    )
-    if request.metadata:
-        metadata["request_metadata"] = request.metadata
-    return LLMResponse(
-        request_id=request.request_id,
-        vendor=request.vendor,
-        model=request.model,
-        model_version=scrub(result.model_version) if result.model_version else None,
-        content=scrub(result.content),
-        parsed=scrub_value(result.parsed),
-        grounded_effective=result.grounded_effective,
-        tool_call_count=result.tool_call_count,
-        web_search_queries=[scrub(query) for query in result.web_search_queries],
-        citations=citations,
-        search_entry_point=(
-            scrub(result.search_entry_point) if result.search_entry_point else None
-        ),
-        usage=result.usage.model_copy(update={"cost": cost}),
-        latency_ms=(time.perf_counter() - started) * 1000.0,
-        attempts=attempts,
-        metadata=metadata,
-    )
+def _elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0
 
 
 def _unexpected(exc: Exception) -> RouterError:
@@ -369,3 +402,13 @@ def route(request: RequestInput) -> LLMResponse:
 async def aroute(request: RequestInput) -> LLMResponse:
     """The async twin of :func:`route`."""
     return await shared_router().aroute(request)
+
+
+def stream(request: RequestInput) -> Iterator[StreamEvent]:
+    """Stream one request with the process-wide router (see :mod:`router.streaming`)."""
+    return shared_router().stream(request)
+
+
+def astream(request: RequestInput) -> AsyncIterator[StreamEvent]:
+    """The async twin of :func:`stream`."""
+    return shared_router().astream(request)

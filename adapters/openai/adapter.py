@@ -8,7 +8,10 @@ The call goes through the client's documented generic ``post`` with the prepared
 ``cast_to=object``: the parameters are already plain JSON, and the mappers read plain dicts, so
 the SDK's per-call transform of the typed parameters and its ``Response`` model (built only to be
 dumped again) were about half of each call's CPU. Authentication, timeouts and the SDK's errors
-are unchanged; the request on the wire is the same as ``responses.create`` sends.
+are unchanged; the request on the wire is the same as ``responses.create`` sends. Streams take
+the same route with ``stream=True``: the SDK decodes the event stream and hands each event's
+data over as the plain dict it is, which the stream reader (:mod:`adapters.openai.stream`)
+reads; no typed event is built.
 
 Clients are created lazily and reused, keyed by what shapes them (API key and base URL), so one
 adapter serves any settings from any thread. Async clients belong to the event loop they were
@@ -20,11 +23,12 @@ longer running, and a loop that shuts down the way ``asyncio.run`` does closes i
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from adapters.base import Adapter, AdapterResult
+from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.loop_clients import LoopClients
 from adapters.openai.citations import (
     OpenAIGrounding,
@@ -96,6 +100,70 @@ class OpenAIAdapter:
                 options={"timeout": _timeout(request, settings)},
             )
         return self._mapped(body, request)
+
+    def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
+        """Send ``request`` as a stream once; yield its events as dicts (no retries here)."""
+        from openai import Stream
+
+        key = _client_key(settings)
+        params = {**build_response_params(request), "stream": True}
+        client = self._client(key)
+        with translate_openai_errors(secret=key[0]):
+            events = client.post(
+                RESPONSES_PATH,
+                body=params,
+                cast_to=object,
+                stream=True,
+                stream_cls=Stream[object],
+                options={"timeout": _timeout(request, settings)},
+            )
+        try:
+            with translate_openai_errors(secret=key[0]):
+                for event in events:
+                    if isinstance(event, dict):
+                        yield event
+        finally:
+            events.close()
+
+    async def astream(
+        self, request: LLMRequest, settings: RouterSettings
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The async twin of :meth:`stream`."""
+        from openai import AsyncStream
+
+        key = _client_key(settings)
+        params = {**build_response_params(request), "stream": True}
+        client = self._async_clients.get(key)
+        with translate_openai_errors(secret=key[0]):
+            events = await client.post(
+                RESPONSES_PATH,
+                body=params,
+                cast_to=object,
+                stream=True,
+                stream_cls=AsyncStream[object],
+                options={"timeout": _timeout(request, settings)},
+            )
+        try:
+            with translate_openai_errors(secret=key[0]):
+                async for event in events:
+                    if isinstance(event, dict):
+                        yield event
+        finally:
+            await events.close()
+
+    def finish_stream(
+        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
+    ) -> AdapterResult:
+        """A Responses stream's answer is complete as streamed: no follow-up call."""
+        del request, settings
+        return reader.finish(strict=True)
+
+    async def afinish_stream(
+        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
+    ) -> AdapterResult:
+        """The async twin of :meth:`finish_stream`."""
+        del request, settings
+        return reader.finish(strict=True)
 
     def close(self) -> None:
         """Close the sync clients, and the async ones of event loops that are not running."""
@@ -173,5 +241,5 @@ def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
     return request.timeout_s or settings.timeout_s
 
 
-if TYPE_CHECKING:  # mypy proves that the class satisfies the router's Adapter protocol
-    _satisfies_protocol: Adapter = OpenAIAdapter()
+if TYPE_CHECKING:  # mypy proves that the class satisfies the router's adapter protocols
+    _satisfies_protocol: StreamingAdapter = OpenAIAdapter()

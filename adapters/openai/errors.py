@@ -15,6 +15,7 @@ other 4xx                               ``ProviderRequestError``         ``bad_r
 ``json.JSONDecodeError``, cut JSON      ``ProviderTransientError``       ``truncated_response``
 ``json.JSONDecodeError``, not JSON      ``ResponseParseError``           ``non_json_response``
 ``APIResponseValidationError``          ``ResponseParseError``           ``unparseable_response``
+``APIError`` (an error inside a stream)  ``ProviderTransientError``       ``stream_error``
 ======================================  ===============================  =====================
 
 Decided from what the real client does with the emulator's delivery faults: ``hang`` raises
@@ -97,6 +98,13 @@ def translate_openai_errors(*, secret: str | None = None) -> Iterator[None]:
         raise ResponseParseError(
             f"OpenAI: the reply does not have the shape of a response: {_clean(str(exc), secret)}",
             vendor="openai",
+        ) from exc
+    except openai.APIError as exc:  # the SDK's stream met an event that carries an error
+        raise ProviderTransientError(
+            f"OpenAI: the stream reported an error: {_clean(exc.message, secret)}",
+            vendor="openai",
+            reason="stream_error",
+            provider_message=_clean(exc.message, secret),
         ) from exc
     except json.JSONDecodeError as exc:
         raise _undecodable(exc) from exc

@@ -3,7 +3,10 @@
 ``VertexAdapter`` builds each call (``request``), sends it through the SDK with SDK
 retries off and one request per call (``clients``), translates SDK errors at that
 boundary (``errors``), and maps the reply with pure functions (``mapping``).
-Grounded JSON takes two calls (``two_step``). With ``resolve_redirects`` on, the
+Grounded JSON takes two calls (``two_step``). Streams (``stream`` / ``astream``) send step 1
+(or the only call) through ``generate_content_stream`` and yield each chunk as its REST body
+(the SDK refuses to hand back raw bodies while streaming, so each typed chunk is dumped);
+``finish_stream`` then makes the reshape call of grounded JSON. With ``resolve_redirects`` on, the
 ``vertexaisearch`` redirect URIs of a reply go through one lazily built ``RedirectResolver``
 before its citations are extracted, so they carry the end-site URL.
 
@@ -14,12 +17,12 @@ and ``extract_vertex_grounding(response)`` take an SDK ``GenerateContentResponse
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from adapters.base import AdapterResult
+from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.vertex.body import reply_body
 from adapters.vertex.clients import VertexClients, timeout_ms
 from adapters.vertex.errors import translated_errors
@@ -33,7 +36,7 @@ from adapters.vertex.mapping import (
 from adapters.vertex.mapping import extract_vertex_citations as _extract_vertex_citations
 from adapters.vertex.request import Step, build_config, build_contents, plan_steps
 from adapters.vertex.results import require_text, single_result
-from adapters.vertex.two_step import two_step_result
+from adapters.vertex.two_step import two_step_from_step1, two_step_result
 from router.citations import RedirectResolver
 from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings
@@ -47,6 +50,8 @@ __all__ = [
 ]
 
 _log = structlog.get_logger(__name__)
+
+_STEP2_SKIPPED = "required grounding failed in step 1"
 
 
 class VertexAdapter:
@@ -93,6 +98,59 @@ class VertexAdapter:
             replies.append(self._mapped(request, step, body, resolved))
         return _result(request, replies)
 
+    def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
+        """Stream step 1 (or the only call) once; yield its chunks as REST bodies."""
+        client = self._clients.sync_client(settings)
+        call = _call_for(request, settings, plan_steps(request)[0], [], streaming=True)
+        assert call is not None
+        with translated_errors():
+            for chunk in client.models.generate_content_stream(**call):
+                yield reply_body(chunk)
+
+    async def astream(
+        self, request: LLMRequest, settings: RouterSettings
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The async twin of :meth:`stream`."""
+        client = self._clients.async_client(settings)
+        call = _call_for(request, settings, plan_steps(request)[0], [], streaming=True)
+        assert call is not None
+        with translated_errors():
+            async for chunk in await client.models.generate_content_stream(**call):
+                yield reply_body(chunk)
+
+    def finish_stream(
+        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
+    ) -> AdapterResult:
+        """The streamed step's result, then the reshape call of grounded JSON."""
+        step1 = self._streamed_result(request, settings, reader)
+        reshape = _reshape_call(request, settings, step1)
+        if reshape is None:
+            return step1
+        step, call = reshape
+        with translated_errors():
+            body = reply_body(self._clients.sync_client(settings).models.generate_content(**call))
+        return two_step_from_step1(step1, self._mapped(request, step, body, None))
+
+    async def afinish_stream(
+        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
+    ) -> AdapterResult:
+        """The async twin of :meth:`finish_stream`."""
+        resolver = self._resolver_for(settings)
+        if resolver is None:
+            step1 = reader.finish(strict=True)
+        else:
+            body = reader.final_body()
+            resolved = await resolver.resolve_many(redirect_uris(body))
+            step1 = _streamed_step(request, body, resolved)
+        reshape = _reshape_call(request, settings, step1)
+        if reshape is None:
+            return step1
+        step, call = reshape
+        client = self._clients.async_client(settings)
+        with translated_errors():
+            body = reply_body(await client.models.generate_content(**call))
+        return two_step_from_step1(step1, self._mapped(request, step, body, None))
+
     def close(self) -> None:
         """Close the SDK clients this adapter created."""
         self._clients.close()
@@ -111,6 +169,16 @@ class VertexAdapter:
             if self._resolver is None:
                 self._resolver = RedirectResolver(settings)
             return self._resolver
+
+    def _streamed_result(
+        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
+    ) -> AdapterResult:
+        """The reader's result; mapped again with resolved redirects when the resolver is on."""
+        resolver = self._resolver_for(settings)
+        if resolver is None:
+            return reader.finish(strict=True)
+        body = reader.final_body()
+        return _streamed_step(request, body, resolver.resolve_many_sync(redirect_uris(body)))
 
     @staticmethod
     def _mapped(
@@ -135,24 +203,65 @@ class VertexAdapter:
 
 
 def _call_for(
-    request: LLMRequest, settings: RouterSettings, step: Step, replies: list[VertexReply]
+    request: LLMRequest,
+    settings: RouterSettings,
+    step: Step,
+    replies: list[VertexReply],
+    *,
+    streaming: bool = False,
 ) -> dict[str, Any] | None:
     """``generate_content``'s arguments for ``step``; None when step 1 makes it pointless."""
-    if replies and _reshape_is_pointless(request, replies[0]):
+    if replies and _reshape_is_pointless(
+        request, replies[0].grounding.grounded_effective, bool(replies[0].citations)
+    ):
         return None
     answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
+    return _call(request, settings, step, answer, streaming=streaming)
+
+
+def _call(
+    request: LLMRequest,
+    settings: RouterSettings,
+    step: Step,
+    answer: str | None,
+    *,
+    streaming: bool = False,
+) -> dict[str, Any]:
     timeout = timeout_ms(request.timeout_s or settings.timeout_s)
     return {
         "model": request.model,
         "contents": build_contents(request, step, answer),
-        "config": build_config(request, step, timeout),
+        "config": build_config(request, step, timeout, streaming=streaming),
     }
 
 
-def _reshape_is_pointless(request: LLMRequest, step1: VertexReply) -> bool:
+def _reshape_is_pointless(request: LLMRequest, grounded_effective: bool, cited: bool) -> bool:
     """REQUIRED grounding already failed in step 1: the router will reject whatever step 2 says."""
-    grounding = step1.grounding
-    return request.requires_grounding and not (grounding.grounded_effective and step1.citations)
+    return request.requires_grounding and not (grounded_effective and cited)
+
+
+def _streamed_step(
+    request: LLMRequest, body: dict[str, Any], resolved: Mapping[str, str] | None
+) -> AdapterResult:
+    """A streamed reply's final body mapped with resolved redirects (step 1's prose if two)."""
+    wants_json = request.wants_json and len(plan_steps(request)) == 1
+    return single_result(map_vertex_reply(body, resolved), wants_json=wants_json)
+
+
+def _reshape_call(
+    request: LLMRequest, settings: RouterSettings, step1: AdapterResult
+) -> tuple[Step, dict[str, Any]] | None:
+    """The reshape step and its call after a streamed step 1; None when there is none to make.
+
+    A reshape that REQUIRED grounding makes pointless is skipped as in :func:`_result`.
+    """
+    steps = plan_steps(request)
+    if len(steps) < 2:
+        return None
+    if _reshape_is_pointless(request, step1.grounded_effective, bool(step1.citations)):
+        step1.metadata.update(two_step=True, step2_skipped=_STEP2_SKIPPED)
+        return None
+    return steps[1], _call(request, settings, steps[1], step1.content)
 
 
 def _result(request: LLMRequest, replies: list[VertexReply]) -> AdapterResult:
@@ -162,6 +271,10 @@ def _result(request: LLMRequest, replies: list[VertexReply]) -> AdapterResult:
         # Step 2 was skipped: return step 1's prose so REQUIRED post-validation can reject it
         # with the grounding evidence intact, without paying for a reshape nobody can use.
         result = single_result(replies[0], wants_json=False)
-        result.metadata.update(two_step=True, step2_skipped="required grounding failed in step 1")
+        result.metadata.update(two_step=True, step2_skipped=_STEP2_SKIPPED)
         return result
     return single_result(replies[0], wants_json=request.wants_json)
+
+
+if TYPE_CHECKING:  # mypy proves that the class satisfies the router's adapter protocols
+    _satisfies_protocol: StreamingAdapter = VertexAdapter()

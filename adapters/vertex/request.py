@@ -88,8 +88,13 @@ def build_contents(
     return contents
 
 
-def build_config(request: LLMRequest, step: Step, timeout_ms: int) -> types.GenerateContentConfig:
-    """The call's settings: tools, JSON output, sampling, a per-call timeout, one request."""
+def build_config(
+    request: LLMRequest, step: Step, timeout_ms: int, *, streaming: bool = False
+) -> types.GenerateContentConfig:
+    """The call's settings: tools, JSON output, sampling, a per-call timeout, one request.
+
+    ``streaming``: for ``generate_content_stream``, which refuses to hand back the raw body.
+    """
     from google.genai import types
 
     temperature = RESHAPE_TEMPERATURE if step.name == "reshape" else request.temperature
@@ -104,6 +109,6 @@ def build_config(request: LLMRequest, step: Step, timeout_ms: int) -> types.Gene
         automatic_continuation=False,
         # Hand back the reply's JSON body: the mappers read the REST form, and letting the SDK
         # build its response model only to dump it again cost about a sixth of each call's CPU.
-        should_return_http_response=True,
+        should_return_http_response=None if streaming else True,
         http_options=types.HttpOptions(timeout=timeout_ms),
     )

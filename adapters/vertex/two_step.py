@@ -20,9 +20,15 @@ from __future__ import annotations
 
 from adapters.base import AdapterResult
 from adapters.vertex.mapping import VertexReply
-from adapters.vertex.results import json_answer, reply_metadata, require_text, sum_usage
+from adapters.vertex.results import json_answer, require_text, single_result, sum_usage
 
-__all__ = ["RESHAPE_INSTRUCTION", "RESHAPE_TEMPERATURE", "reshape_prompt", "two_step_result"]
+__all__ = [
+    "RESHAPE_INSTRUCTION",
+    "RESHAPE_TEMPERATURE",
+    "reshape_prompt",
+    "two_step_from_step1",
+    "two_step_result",
+]
 
 RESHAPE_TEMPERATURE = 0.0
 RESHAPE_INSTRUCTION = (
@@ -39,25 +45,30 @@ def reshape_prompt(*, has_schema: bool) -> str:
 
 def two_step_result(step1: VertexReply, step2: VertexReply) -> AdapterResult:
     """Step 2's JSON with step 1's grounding, as the module docstring describes."""
-    step1_text = require_text(step1, step="grounded (step 1)")
+    require_text(step1, step="grounded (step 1)")
+    return two_step_from_step1(single_result(step1, wants_json=False), step2)
+
+
+def two_step_from_step1(step1: AdapterResult, step2: VertexReply) -> AdapterResult:
+    """The two-step result from step 1's own result (a call's, or a stream's) and step 2."""
     content = require_text(step2, step="JSON reshape (step 2)")
-    grounding = step1.grounding
+    step1_metadata = {key: value for key, value in step1.metadata.items() if key != "two_step"}
     return AdapterResult(
         content=content,
         parsed=json_answer(content),
         model_version=step2.model_version or step1.model_version,
-        grounded_effective=grounding.grounded_effective,
-        tool_call_count=grounding.tool_call_count,
-        web_search_queries=list(grounding.web_search_queries),
+        grounded_effective=step1.grounded_effective,
+        tool_call_count=step1.tool_call_count,
+        web_search_queries=list(step1.web_search_queries),
         citations=step1.citations,
-        search_entry_point=grounding.search_entry_point,
+        search_entry_point=step1.search_entry_point,
         usage=sum_usage(step1.usage, step2.usage),
-        warnings=[grounding.warning] if grounding.warning else [],
+        warnings=list(step1.warnings),
         metadata={
-            **reply_metadata(step1),
+            **step1_metadata,
             "two_step": True,
             # The citations' spans are offsets into this text, not into the JSON ``content``.
-            "step1": {"content": step1_text, "usage": step1.usage.model_dump()},
+            "step1": {"content": step1.content, "usage": step1.usage.model_dump()},
             "step2_finish_reason": step2.finish_reason,
         },
     )

@@ -96,8 +96,10 @@ class ProviderHandler:
         settings: Callable[[], tuple[float, FaultPlan | None]],
         replay: ReplayLibrary | None,
         log: RequestLog,
+        seed: str | None = None,
     ) -> None:
         self._settings = settings
+        self._seed = seed
         self._replay = replay
         self._log = log
         self._closed = False
@@ -123,7 +125,7 @@ class ProviderHandler:
             decision = self._decide(request, body, plan)
             # Latency counts from arrival and includes the synthesis, as a real service's
             # does, so the emulator's CPU time hides inside it instead of adding to it.
-            payload = await self._work.run(lambda: _payload(decision))
+            payload = await self._work.run(lambda: _payload(decision, self._seed))
             if self._closed:
                 return _drop(request)
             remaining = latency_s - (loop.time() - arrived)
@@ -264,7 +266,7 @@ def _settle(waiter: asyncio.Future[bool], closing: bool) -> None:
         waiter.set_result(closing)
 
 
-def _payload(decision: _Decision) -> Reply | list[bytes] | None:
+def _payload(decision: _Decision, seed: str | None) -> Reply | list[bytes] | None:
     """What the request will be sent: a reply, stream frames, or None (drop or hang)."""
     kind = decision.fault.kind if decision.fault else None
     if kind in ("drop", "hang"):
@@ -274,7 +276,7 @@ def _payload(decision: _Decision) -> Reply | list[bytes] | None:
     assert decision.ask is not None
     assert decision.route is not None
     content_fault = kind if kind in CONTENT_FAULTS else None
-    frames, reply = synthesise(decision.ask, sse=decision.route.sse, fault=content_fault)
+    frames, reply = synthesise(decision.ask, sse=decision.route.sse, fault=content_fault, seed=seed)
     if frames is None:
         assert reply is not None
         return _cut(reply) if kind == "truncate" else reply

@@ -40,6 +40,10 @@ class Emulator:
     ``latency_s`` is the time from a request's arrival to its reply, synthesis included.
     ``replay`` must be an existing directory (NotADirectoryError otherwise); :meth:`start`
     raises OSError when the port is taken. ``log_limit`` bounds :attr:`requests`.
+    ``seed`` makes the ids of synthesised replies (response, item and message ids, Vertex
+    ``responseId``) depend only on the seed and the request, so two runs of the same request
+    get the same reply, field by field but for the timestamps; without it each reply gets ids
+    of its own, as a real service gives.
     """
 
     def __init__(
@@ -50,6 +54,7 @@ class Emulator:
         replay: str | Path | None = None,
         port: int = 0,
         log_limit: int = 10_000,
+        seed: str | None = None,
     ) -> None:
         if latency_s < 0:
             raise ValueError("latency_s must not be negative")
@@ -62,6 +67,7 @@ class Emulator:
             settings=lambda: (self.latency_s, self.faults),
             replay=self._replay,
             log=self._log,
+            seed=seed,
         )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None

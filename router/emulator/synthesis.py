@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from router.emulator import openai_responses, vertex
 from router.emulator.catalogue import answer_for
 from router.emulator.faults import FaultKind
+from router.emulator.ids import digest
 from router.emulator.reply import Reply, google_json, openai_json
 from router.emulator.sse import openai_event, vertex_frame
 from router.emulator.wire import Ask
@@ -17,14 +18,16 @@ __all__ = ["synthesise"]
 
 
 def synthesise(
-    ask: Ask, *, sse: bool, fault: FaultKind | None
+    ask: Ask, *, sse: bool, fault: FaultKind | None, seed: str | None = None
 ) -> tuple[list[bytes] | None, Reply | None]:
     """The answer to ``ask`` as stream frames, or as one complete reply.
 
-    ``sse`` is Vertex's ``alt=sse``; ``fault`` is a content fault shaping the answer.
+    ``sse`` is Vertex's ``alt=sse``; ``fault`` is a content fault shaping the answer; ``seed``
+    makes the reply's ids a function of the seed and the request (a stream and a plain call
+    of the same request then carry the same ids).
     """
     answer = answer_for(ask.question, ask.country)
-    serial = secrets.token_hex(12)
+    serial = secrets.token_hex(12) if seed is None else _seeded_serial(seed, ask)
     if ask.api == "openai":
         body = openai_responses.build_response(
             ask, answer, fault=fault, serial=serial, created_at=int(time.time())
@@ -43,3 +46,7 @@ def synthesise(
     # Without alt=sse the stream is one JSON array, delivered element by element.
     array = "[" + ",\r\n".join(google_json(c) for c in chunks) + "]"
     return None, Reply(200, array.encode())
+
+
+def _seeded_serial(seed: str, ask: Ask) -> str:
+    return digest(seed, ask.api, ask.model, ask.prompt, ask.question)[:12].hex()

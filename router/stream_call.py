@@ -1,0 +1,297 @@
+"""One streamed call, sync and async: retries before the first event, cuts, REQUIRED at the end.
+
+The router (``UnifiedLLMAdapter.stream`` / ``.astream``) hands over the request, the vendor's
+streaming adapter, its own retry policy and the last step of its ``route()``; :func:`run_stream` and
+:func:`arun_stream` drive the provider's chunks through the provider's stream reader:
+
+1. Open the stream and read chunks until the reader has an event for the caller, under the
+   retry policy: a transient error (or a stream that ends before any event) before that point
+   is retried like a ``route()`` call.
+2. Deliver events as the chunks come. An error from here on is not retried: a transient one
+   becomes ``ProviderTransientError(reason="stream_cut")`` saying what was delivered.
+3. A stream that ends before the provider's last event is cut short: the same error.
+4. The adapter's final result (``finish_stream``: the reader's result, raising
+   ``ResponseParseError`` as ``route()`` would, and any follow-up call: Vertex's JSON reshape,
+   whose JSON is delivered as one ``TextDelta``), then the router's last step of ``route()``
+   (assembly, cost, the validators: REQUIRED grounding raises here, instead of ``Completed``),
+   then ``Completed``.
+
+Text and citations pass the same lone-surrogate scrub as the final response, so what the
+caller sees streamed is what ``Completed`` holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.base import AdapterResult, StreamingAdapter, StreamReader
+from router.errors import ProviderTransientError, RouterError
+from router.lone_surrogates import scrub, scrub_citations
+from router.retry import RetryPolicy
+from router.settings import RouterSettings
+from router.stream_events import CitationDelta, Completed, StreamEvent, TextDelta
+from router.streaming import open_stream_reader
+from router.types import LLMRequest, LLMResponse
+
+__all__ = ["StreamParts", "arun_stream", "run_stream"]
+
+Chunks = Iterator[dict[str, Any]]
+AsyncChunks = AsyncIterator[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamParts:
+    """What the router lends a streamed call."""
+
+    adapter: StreamingAdapter
+    settings: RouterSettings
+    retry: RetryPolicy
+    respond: Callable[[LLMRequest, AdapterResult, int, float], LLMResponse]
+    """The router's own last step of ``route()``: (request, result, attempts, started) to the
+    validated response (assembly, cost, the validators), so the two end alike."""
+    guard: Callable[[Exception], RouterError]
+    """Turns an exception from outside the RouterError tree into one (never retried)."""
+
+
+@dataclass(slots=True)
+class _Delivered:
+    """What the caller has been given so far."""
+
+    pieces: list[str] = field(default_factory=list)
+    characters: int = 0
+    citations: set[str] = field(default_factory=set)
+    events: int = 0
+
+    def passed(self, event: StreamEvent) -> StreamEvent:
+        """``event`` as the caller gets it (scrubbed), counted."""
+        self.events += 1
+        if isinstance(event, TextDelta):
+            text = scrub(event.text)
+            self.pieces.append(text)
+            self.characters += len(text)
+            return event if text is event.text else TextDelta(text)
+        if isinstance(event, CitationDelta):
+            (citation,) = scrub_citations([event.citation])
+            self.citations.add(str(citation["url"] or citation["source_domain"]))
+            return CitationDelta(citation)
+        return event
+
+    def said(self) -> str:
+        return (
+            f"{self.characters} characters of text, {len(self.citations)} citations and "
+            f"{self.events} events had been delivered"
+        )
+
+
+def _cut(request: LLMRequest, delivered: _Delivered, chunks: int, cause: str) -> RouterError:
+    return ProviderTransientError(
+        f"{request.vendor}: the stream was cut short {cause} after {chunks} chunks; "
+        f"{delivered.said()}, and the answer is incomplete",
+        vendor=request.vendor,
+        reason="stream_cut",
+    )
+
+
+def _broke(request: LLMRequest, delivered: _Delivered, error: RouterError) -> RouterError:
+    """An error after the first event: a transient one says how much was delivered."""
+    if not isinstance(error, ProviderTransientError):
+        return error
+    broken = ProviderTransientError(
+        f"{request.vendor}: the stream broke ({error.message}); {delivered.said()}, and the "
+        "answer is incomplete",
+        vendor=request.vendor,
+        status_code=error.status_code,
+        reason="stream_cut",
+    )
+    broken.__cause__ = error
+    return broken
+
+
+def _before_first_event(request: LLMRequest, chunks: int) -> ProviderTransientError:
+    return ProviderTransientError(
+        f"{request.vendor}: the stream ended after {chunks} chunks, before any answer",
+        vendor=request.vendor,
+        reason="stream_cut",
+    )
+
+
+def _deadline(chunks: Chunks, request: LLMRequest, settings: RouterSettings) -> Chunks:
+    """Where the total deadline of a provider call wraps the stream (per-read timeouts today)."""
+    del request, settings
+    return chunks
+
+
+def _adeadline(chunks: AsyncChunks, request: LLMRequest, settings: RouterSettings) -> AsyncChunks:
+    """The async twin of :func:`_deadline`."""
+    del request, settings
+    return chunks
+
+
+def _replaced(result: AdapterResult, delivered: _Delivered) -> bool:
+    """A two-step answer: the follow-up's content (the JSON) replaces the streamed prose."""
+    return bool(result.metadata.get("two_step")) and result.content != "".join(delivered.pieces)
+
+
+# -- sync ----------------------------------------------------------------------------------
+
+
+def run_stream(request: LLMRequest, parts: StreamParts, started: float) -> Iterator[StreamEvent]:
+    """The events of one streamed call (see the module docstring)."""
+    opened, attempts = parts.retry.call(lambda: _open(request, parts))
+    chunks, reader, first, count = opened
+    delivered = _Delivered()
+    try:
+        for event in first:
+            yield delivered.passed(event)
+        try:
+            for chunk in chunks:
+                count += 1
+                for event in reader.feed(chunk):
+                    yield delivered.passed(event)
+        except RouterError as error:
+            raise _broke(request, delivered, error) from error.__cause__
+        except Exception as exc:
+            raise parts.guard(exc) from exc
+    finally:
+        _close(chunks)
+    if not reader.complete:
+        raise _cut(request, delivered, count, "before its last event")
+    result = _guarded(parts, lambda: parts.adapter.finish_stream(request, parts.settings, reader))
+    if _replaced(result, delivered):
+        yield delivered.passed(TextDelta(result.content))
+    yield Completed(parts.respond(request, result, attempts, started))
+
+
+def _open(
+    request: LLMRequest, parts: StreamParts
+) -> tuple[Chunks, StreamReader, Sequence[StreamEvent], int]:
+    """Open the stream and read it up to its first events (one attempt)."""
+    try:
+        reader = open_stream_reader(request.vendor, request)
+        chunks = _deadline(parts.adapter.stream(request, parts.settings), request, parts.settings)
+    except RouterError:
+        raise
+    except Exception as exc:
+        raise parts.guard(exc) from exc
+    count = 0
+    try:
+        for chunk in chunks:
+            count += 1
+            events = reader.feed(chunk)
+            if events:
+                return chunks, reader, events, count
+    except RouterError:
+        _close(chunks)
+        raise
+    except Exception as exc:
+        _close(chunks)
+        raise parts.guard(exc) from exc
+    if reader.complete:  # a complete stream without a word: the reader's result says why
+        return iter(()), reader, (), count
+    raise _before_first_event(request, count)
+
+
+def _close(chunks: Iterator[Any]) -> None:
+    close = getattr(chunks, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):  # closing a broken stream must not hide why
+            close()
+
+
+def _guarded(parts: StreamParts, call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except RouterError:
+        raise
+    except Exception as exc:
+        raise parts.guard(exc) from exc
+
+
+# -- async ---------------------------------------------------------------------------------
+
+
+async def arun_stream(
+    request: LLMRequest, parts: StreamParts, started: float
+) -> AsyncIterator[StreamEvent]:
+    """The async twin of :func:`run_stream`."""
+
+    async def attempt() -> tuple[AsyncChunks, StreamReader, Sequence[StreamEvent], int]:
+        return await _aopen(request, parts)
+
+    opened, attempts = await parts.retry.acall(attempt)
+    chunks, reader, first, count = opened
+    delivered = _Delivered()
+    try:
+        for event in first:
+            yield delivered.passed(event)
+        try:
+            async for chunk in chunks:
+                count += 1
+                for event in reader.feed(chunk):
+                    yield delivered.passed(event)
+        except RouterError as error:
+            raise _broke(request, delivered, error) from error.__cause__
+        except Exception as exc:
+            raise parts.guard(exc) from exc
+    finally:
+        await _aclose(chunks)
+    if not reader.complete:
+        raise _cut(request, delivered, count, "before its last event")
+    result = await _aguarded(
+        parts, lambda: parts.adapter.afinish_stream(request, parts.settings, reader)
+    )
+    if _replaced(result, delivered):
+        yield delivered.passed(TextDelta(result.content))
+    yield Completed(parts.respond(request, result, attempts, started))
+
+
+async def _aopen(
+    request: LLMRequest, parts: StreamParts
+) -> tuple[AsyncChunks, StreamReader, Sequence[StreamEvent], int]:
+    try:
+        reader = open_stream_reader(request.vendor, request)
+        chunks = _adeadline(parts.adapter.astream(request, parts.settings), request, parts.settings)
+    except RouterError:
+        raise
+    except Exception as exc:
+        raise parts.guard(exc) from exc
+    count = 0
+    try:
+        async for chunk in chunks:
+            count += 1
+            events = reader.feed(chunk)
+            if events:
+                return chunks, reader, events, count
+    except RouterError:
+        await _aclose(chunks)
+        raise
+    except Exception as exc:
+        await _aclose(chunks)
+        raise parts.guard(exc) from exc
+    if reader.complete:
+        return _no_chunks(), reader, (), count
+    raise _before_first_event(request, count)
+
+
+async def _no_chunks() -> AsyncChunks:
+    return
+    yield  # an async generator that yields nothing
+
+
+async def _aclose(chunks: AsyncIterator[Any]) -> None:
+    close = getattr(chunks, "aclose", None)
+    if callable(close):
+        with contextlib.suppress(Exception):
+            await close()
+
+
+async def _aguarded(parts: StreamParts, call: Callable[[], Awaitable[Any]]) -> Any:
+    try:
+        return await call()
+    except RouterError:
+        raise
+    except Exception as exc:
+        raise parts.guard(exc) from exc
