@@ -42,7 +42,7 @@ from router.pricing import Metered, PriceBook
 from router.sse import parse_sse
 from router.types import Cost, LLMRequest, LLMResponse, Message
 
-__all__ = ["extract", "offline_request"]
+__all__ = ["extract", "offline_request", "offline_response"]
 
 _SHOWN = 60
 _PLACEHOLDER_QUESTION = "(a stored reply: the question was not recorded)"
@@ -81,6 +81,11 @@ def extract(
             f"expected a reply body or stream of {row.label}"
         )
     result.warnings = [*warnings, *result.warnings]
+    return offline_response(asked, result)
+
+
+def offline_response(asked: LLMRequest, result: AdapterResult) -> LLMResponse:
+    """The response of a reply read offline: no latency, no attempts, list-price cost."""
     return assemble_response(asked, result, attempts=0, latency_ms=0.0, cost=_cost(asked, result))
 
 

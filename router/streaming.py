@@ -45,9 +45,8 @@ from typing import Any
 
 from adapters.base import StreamReader
 from adapters.registry import provider
-from router.assemble import assemble_response
 from router.errors import RequestValidationError, ResponseParseError
-from router.extraction import offline_request
+from router.extraction import offline_request, offline_response
 from router.stream_events import (
     CitationDelta,
     Completed,
@@ -154,8 +153,7 @@ class StreamAccumulator:
         if self.response is not None:
             return self.response
         if self._reader is not None and self._asked is not None:
-            finished = self._reader.finish(strict=False)
-            return assemble_response(self._asked, finished, attempts=0, latency_ms=0.0)
+            return offline_response(self._asked, self._reader.finish(strict=False))
         raise ResponseParseError(
             f"the stream has not completed: {len(self.text)} characters and "
             f"{len(self._citations)} citations folded, and no Completed event",
