@@ -21,7 +21,6 @@ request (``to_dict(cost=True)``, ``grounding-router als --cost-per-source``).
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -41,6 +40,7 @@ from als.als_ambient_utils import (
     split_redirect_citations,
 )
 from als.cost import SourceCost
+from router.jsonl import UnreadableLineError, loads, read_lines
 
 __all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
 
@@ -284,13 +284,13 @@ def _check_keys(by: Sequence[str]) -> tuple[str, ...]:
 def _read_rows(path: Path) -> Iterator[object]:
     """Each line of the file parsed, or None where a line is not JSON; one line in memory."""
     with path.open("rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+        for line in read_lines(handle):
+            if line.blank:
                 continue
             try:
-                yield json.loads(line)
-            except ValueError:
-                log.debug("als_line_unreadable", line=number)
+                yield loads(line.data)
+            except UnreadableLineError:
+                log.debug("als_line_unreadable", line=line.number)
                 yield None
 
 

@@ -9,7 +9,6 @@ plain grounded answers. The 5,000-request run of the issue is the same test with
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -20,31 +19,17 @@ from typing import Any
 import pytest
 
 from router.batch import run_batch
-from router.emulated import EMULATOR_API_KEY, EMULATOR_TOKEN, emulated_settings
+from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
+from support.emulated import cli_environment
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:
     return emulated_settings(
         emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=10
     )
-
-
-def environment_for(emulator: Emulator) -> dict[str, str]:
-    """The same configuration as environment variables, for a CLI subprocess."""
-    return {
-        **os.environ,
-        "OPENAI_API_KEY": EMULATOR_API_KEY,
-        "OPENAI_BASE_URL": emulator.openai_base_url,
-        "GOOGLE_CLOUD_PROJECT": "emulator-project",
-        "GOOGLE_CLOUD_LOCATION": "us-central1",
-        "GROUNDING_ROUTER_VERTEX_BASE_URL": emulator.vertex_base_url,
-        "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN": EMULATOR_TOKEN,
-        "GROUNDING_ROUTER_RETRY_INITIAL_DELAY_S": "0",
-        "GROUNDING_ROUTER_RETRY_MAX_DELAY_S": "0",
-    }
 
 
 def planned_line(number: int, salt: str) -> tuple[str, str, dict[str, Any]]:
@@ -164,7 +149,7 @@ def test_worker_processes_give_the_same_rows(emulator: Emulator, tmp_path: Path)
 def run_cli(emulator: Emulator, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "router.cli", "batch", *args, "--no-progress"],
-        env=environment_for(emulator),
+        env=cli_environment(emulator),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

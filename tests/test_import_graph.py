@@ -16,7 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("router", "adapters", "als")
-ALS_MAY_IMPORT = ("router.types", "router.citations", "router.terminal")
+# router.jsonl, the hostile-line reader ALS shares with the batch runner, imports nothing of the
+# project (a test below keeps it so): importing it reaches no higher than the module itself.
+ALS_MAY_IMPORT = ("router.types", "router.citations", "router.terminal", "router.jsonl")
+LEAF_MODULES = ("router.jsonl",)
 
 
 def module_files() -> dict[str, tuple[Path, bool]]:
@@ -122,13 +125,19 @@ def test_only_the_cli_imports_commands(module: str) -> None:
 
 @pytest.mark.parametrize("module", sorted(m for m in import_graph() if m.startswith("als")))
 def test_als_imports_only_core_types_and_citations(module: str) -> None:
-    """ALS reads batch rows with the core types and the citation helpers, nothing above them."""
+    """ALS reads batch rows with the core types, the citation helpers and the line reader only."""
     outside = sorted(
         target
         for target in import_graph()[module]
         if not target.startswith("als") and not target.startswith(ALS_MAY_IMPORT)
     )
     assert outside == []
+
+
+@pytest.mark.parametrize("module", LEAF_MODULES)
+def test_leaf_modules_import_nothing_of_the_project(module: str) -> None:
+    """The modules shared across layers (ALS and the batch runner) stand on nothing else."""
+    assert import_graph()[module] == frozenset()
 
 
 @pytest.mark.parametrize(

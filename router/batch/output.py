@@ -11,12 +11,28 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import structlog
+
+from router.batch.stats import RowFacts, row_facts
 from router.errors import RouterError
+from router.jsonl import UnreadableLineError, loads, read_lines
 from router.types import LLMRequest, LLMResponse
 
-__all__ = ["ResultWriter", "error_row", "existing_request_ids", "success_row"]
+if TYPE_CHECKING:
+    from router.unified_llm_adapter import UnifiedLLMAdapter
+
+__all__ = [
+    "ResultWriter",
+    "answer_row",
+    "error_row",
+    "existing_request_ids",
+    "row_text",
+    "success_row",
+]
+
+log = structlog.get_logger(__name__)
 
 
 def success_row(line: int, request: LLMRequest, response: LLMResponse) -> dict[str, Any]:
@@ -43,6 +59,30 @@ def error_row(
     }
 
 
+async def answer_row(
+    router: UnifiedLLMAdapter, line: int, request: LLMRequest
+) -> tuple[str, RowFacts]:
+    """Route one request; its row as one line of JSON, and the facts the statistics count.
+
+    Whatever happens, routing or serialising the answer, the request gets exactly one row.
+    """
+    request_id = request.request_id or ""
+    try:
+        response = await router.aroute(request)
+        return row_text(success_row(line, request, response)), row_facts(response=response)
+    except RouterError as error:
+        failure = error
+    except Exception as exc:  # a bug must cost one row, not the run
+        log.exception("batch_row_failed", request_id=request_id)
+        failure = RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")
+    return row_text(error_row(line, request_id, failure, request)), row_facts(error=failure)
+
+
+def row_text(row: Mapping[str, Any]) -> str:
+    """A row as the one line of JSON the output file holds (without the newline)."""
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+
 def _request_summary(request: LLMRequest) -> dict[str, Any]:
     """What a report needs to group by, without repeating the prompt."""
     location = request.user_location
@@ -58,30 +98,29 @@ def _request_summary(request: LLMRequest) -> dict[str, Any]:
 def existing_request_ids(path: Path) -> tuple[set[str], int]:
     """Ids of the complete rows in ``path`` and the byte length those rows occupy.
 
-    A last line without its newline, or one that is not a JSON object with a request_id, is not
-    complete: the returned length stops before it so the writer can cut it off.
+    A last line without its newline is not complete: the returned length stops before it so the
+    writer can cut it off. A complete line that is not a row with a request_id (whatever it
+    holds) is kept and names no id.
     """
     ids: set[str] = set()
     complete_length = 0
     if not path.exists():
         return ids, 0
     with path.open("rb") as handle:
-        offset = 0
-        for raw_line in handle:
-            offset += len(raw_line)
-            if not raw_line.endswith(b"\n"):
+        for line in read_lines(handle):
+            if not line.complete:
                 break
-            request_id = _row_id(raw_line)
+            request_id = _row_id(line.data)
             if request_id is not None:
                 ids.add(request_id)
-            complete_length = offset
+            complete_length = line.end
     return ids, complete_length
 
 
-def _row_id(raw_line: bytes) -> str | None:
+def _row_id(data: bytes) -> str | None:
     try:
-        row = json.loads(raw_line)
-    except ValueError:
+        row = loads(data)
+    except UnreadableLineError:
         return None
     request_id = row.get("request_id") if isinstance(row, dict) else None
     return request_id if isinstance(request_id, str) else None
@@ -101,7 +140,7 @@ class ResultWriter:
 
     def write(self, row: Mapping[str, Any]) -> None:
         """Write one row as one line, and flush it to the operating system at once."""
-        self.write_line(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+        self.write_line(row_text(row))
 
     def write_line(self, line: str) -> None:
         """Write an already serialised row (from a worker process)."""

@@ -19,9 +19,9 @@ from typing import Any
 
 import structlog
 
-from router.batch.input import BatchItem, count_requests, read_requests
+from router.batch.input import BatchInput, BatchItem
 from router.batch.limits import RateLimits
-from router.batch.output import ResultWriter, error_row, existing_request_ids, success_row
+from router.batch.output import ResultWriter, answer_row, error_row, existing_request_ids
 from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
 from router.settings import RouterSettings
@@ -82,7 +82,8 @@ async def arun_batch(
     limiters = RateLimits(max_rps)
     _check_paths(source, target, resume=resume, overwrite=overwrite)
     done_ids, keep_bytes = existing_request_ids(target) if resume else (set(), 0)
-    stats = BatchStats(total=count_requests(source))
+    requests = BatchInput(source)
+    stats = BatchStats(total=requests.total)
     stop = stop or asyncio.Event()
     writer = ResultWriter(target, keep_bytes=keep_bytes)
     started = time.perf_counter()
@@ -98,7 +99,7 @@ async def arun_batch(
             )
             interrupted = await asyncio.to_thread(
                 pool.run,
-                source,
+                requests,
                 done_ids,
                 writer,
                 stats,
@@ -116,7 +117,7 @@ async def arun_batch(
                 on_progress=on_progress,
             )
             try:
-                interrupted = await run.execute(source, done_ids, concurrency, grace_s)
+                interrupted = await run.execute(requests, done_ids, concurrency, grace_s)
             finally:
                 if router is None:
                     await run.router.aclose()
@@ -172,11 +173,11 @@ class _BatchRun:
         self.abandoned = 0
 
     async def execute(
-        self, source: Path, done_ids: set[str], concurrency: int, grace_s: float
+        self, requests: BatchInput, done_ids: set[str], concurrency: int, grace_s: float
     ) -> bool:
         """Run to the end of the input, or until ``stop``; return True when interrupted."""
         queue: asyncio.Queue[BatchItem | None] = asyncio.Queue(maxsize=concurrency * 2)
-        producer = asyncio.create_task(self._produce(source, done_ids, queue, concurrency))
+        producer = asyncio.create_task(self._produce(requests, done_ids, queue, concurrency))
         consumers = [asyncio.create_task(self._consume(queue)) for _ in range(concurrency)]
         workers = asyncio.gather(producer, *consumers)
         stopped = asyncio.create_task(self.stop.wait())
@@ -198,13 +199,13 @@ class _BatchRun:
 
     async def _produce(
         self,
-        source: Path,
+        requests: BatchInput,
         done_ids: set[str],
         queue: asyncio.Queue[BatchItem | None],
         concurrency: int,
     ) -> None:
         try:
-            for item in read_requests(source):
+            for item in requests:
                 if item.request_id in done_ids:
                     self.stats.skipped += 1
                     continue
@@ -227,18 +228,9 @@ class _BatchRun:
             request = item.request
             assert request is not None  # the producer only queues parsed requests
             async with self.limiters.for_vendor(request.vendor):
-                try:
-                    response = await self.router.aroute(request)
-                    row = success_row(item.line, request, response)
-                except RouterError as error:
-                    self._record(item, error=error)
-                    continue
-                except Exception as exc:  # a bug must cost one row, not the whole run
-                    log.exception("batch_row_failed", request_id=item.request_id)
-                    self._record(item, error=_unexpected(exc))
-                    continue
-            self.writer.write(row)
-            self.stats.record_success(response)
+                text, facts = await answer_row(self.router, item.line, request)
+            self.writer.write_line(text)
+            self.stats.record(facts)
             self._progress()
 
     def _record(self, item: BatchItem, *, error: RouterError | None) -> None:
@@ -250,7 +242,3 @@ class _BatchRun:
     def _progress(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.stats)
-
-
-def _unexpected(exc: Exception) -> RouterError:
-    return RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")

@@ -27,8 +27,8 @@ from typing import Any
 
 import structlog
 
-from router.batch.input import BatchItem, read_requests
-from router.batch.output import ResultWriter, error_row, success_row
+from router.batch.input import BatchInput, BatchItem
+from router.batch.output import ResultWriter, answer_row, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
 from router.settings import RouterSettings
@@ -89,7 +89,7 @@ class WorkerPool:
 
     def run(
         self,
-        source: Any,
+        requests: BatchInput,
         done_ids: set[str],
         writer: ResultWriter,
         stats: BatchStats,
@@ -109,7 +109,7 @@ class WorkerPool:
             process.start()
             self._processes.append(process)
         feeder = _Feeder(
-            source,
+            requests,
             done_ids,
             self._tasks,
             workers=self._workers,
@@ -190,7 +190,7 @@ class _Feeder(threading.Thread):
 
     def __init__(
         self,
-        source: Any,
+        requests: BatchInput,
         done_ids: set[str],
         tasks: Any,
         *,
@@ -201,7 +201,7 @@ class _Feeder(threading.Thread):
         on_row: Callable[[], None],
     ) -> None:
         super().__init__(name="grounding-router-batch-feeder", daemon=True)
-        self._source = source
+        self._requests = requests
         self._done_ids = done_ids
         self._tasks = tasks
         self._workers = workers
@@ -218,7 +218,7 @@ class _Feeder(threading.Thread):
 
     def run(self) -> None:
         batch: list[_Task] = []
-        for item in read_requests(self._source):
+        for item in self._requests:
             if item.request_id in self._done_ids:
                 self._stats.skipped += 1
                 continue
@@ -315,7 +315,7 @@ async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: Pr
             line, request_json = task
             request = LLMRequest.model_validate_json(request_json)
             async with limits.for_vendor(request.vendor):
-                rows.add(await _route_row(router, line, request))
+                rows.add(await answer_row(router, line, request))
 
     async with UnifiedLLMAdapter(config.settings) as router:
         puller = loop.run_in_executor(None, pull)
@@ -347,21 +347,3 @@ class _RowBatcher:
         if self._pending:
             self._results.put(("rows", self._pending))
             self._pending = []
-
-
-async def _route_row(router: Any, line: int, request: LLMRequest) -> _Row:
-    import json
-
-    try:
-        response = await router.aroute(request)
-        row = success_row(line, request, response)
-        facts = row_facts(response=response)
-    except RouterError as error:
-        row = error_row(line, request.request_id or "", error, request)
-        facts = row_facts(error=error)
-    except Exception as exc:  # a bug must cost one row, not the worker
-        log.exception("batch_row_failed", request_id=request.request_id)
-        failure = RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")
-        row = error_row(line, request.request_id or "", failure, request)
-        facts = row_facts(error=failure)
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":")), facts

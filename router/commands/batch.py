@@ -18,9 +18,11 @@ _DESCRIPTION = """\
 Run every request of a JSONL file (one LLMRequest object per line) and write one result line per
 request to OUT: {"request_id", "ok", "line", "request", "response"} or, for a failure of any kind
 (REQUIRED grounding not met, provider error, bad input line), {..., "ok": false, "error": {"type",
-"reason", "message", "status_code", ...}}. Lines without a request_id get one derived from their
-line number and content. Rows are written and flushed as results arrive; --resume skips the
-request_ids already in OUT, so an interrupted or killed run can be finished without duplicates.
+"reason", "message", "status_code", ...}}. Any line, however malformed, costs exactly one row.
+Lines without a request_id, or with a blank one, get one derived from their line number and
+content; a repeated id's row is renamed <id>#line<N>. Rows are written and flushed as results
+arrive; --resume skips the request_ids already in OUT, so an interrupted or killed run can be
+finished without duplicates.
 Ctrl-C (or SIGTERM) stops feeding new requests, lets those in flight finish for --grace-s
 seconds, flushes, prints the summary and exits 130; a second Ctrl-C stops at once."""
 

@@ -7,12 +7,13 @@ that no credential leaks.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from router.emulated import EmulatorEndpoints
+from router.emulated import EMULATOR_API_KEY, EMULATOR_TOKEN, EmulatorEndpoints
 from router.settings import RouterSettings
 
-__all__ = ["MODELS", "VENDORS", "emulator_settings", "grounded_request"]
+__all__ = ["MODELS", "VENDORS", "cli_environment", "emulator_settings", "grounded_request"]
 
 VENDORS = ("openai", "vertex")
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
@@ -41,4 +42,19 @@ def grounded_request(
         "grounded": True,
         "grounding_mode": mode,
         **extra,
+    }
+
+
+def cli_environment(emulator: EmulatorEndpoints) -> dict[str, str]:
+    """The environment of a CLI subprocess routed to ``emulator``, retrying without delay."""
+    return {
+        **os.environ,
+        "OPENAI_API_KEY": EMULATOR_API_KEY,
+        "OPENAI_BASE_URL": emulator.openai_base_url,
+        "GOOGLE_CLOUD_PROJECT": "emulator-project",
+        "GOOGLE_CLOUD_LOCATION": "us-central1",
+        "GROUNDING_ROUTER_VERTEX_BASE_URL": emulator.vertex_base_url,
+        "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN": EMULATOR_TOKEN,
+        "GROUNDING_ROUTER_RETRY_INITIAL_DELAY_S": "0",
+        "GROUNDING_ROUTER_RETRY_MAX_DELAY_S": "0",
     }

@@ -279,3 +279,36 @@ def test_required_failure_row_keeps_forensics(tmp_path: Path) -> None:
     assert row["error"]["grounded_effective"] is False
     assert row["error"]["citation_count"] == 0
     assert GroundingRequiredFailedError.__name__ == row["error"]["type"]
+
+
+def test_a_blank_request_id_is_answered_once_however_often_resumed(tmp_path: Path) -> None:
+    """A whitespace id is read as no id: resumes find its row instead of adding another."""
+    source = write_input(tmp_path / "in.jsonl", [line("blank id", "   "), line("given", "g")])
+    out = tmp_path / "out.jsonl"
+    adapter = PromptDrivenAdapter()
+    run_batch(source, out, router=make_router(adapter))
+    for _ in range(3):
+        run_batch(source, out, router=make_router(adapter), resume=True)
+    rows = read_rows(out)
+    assert len(rows) == 2
+    assert rows[0]["request_id"].startswith("line1-")
+    assert rows[0]["response"]["request_id"] == rows[0]["request_id"]
+    assert adapter.calls == 2
+
+
+def test_a_real_id_shaped_like_a_renamed_duplicate_keeps_its_own_row(tmp_path: Path) -> None:
+    """Lines a, a, 'a#line2': three rows under three ids, each kept once through resumes."""
+    source = write_input(
+        tmp_path / "in.jsonl", [line("first", "a"), line("again", "a"), line("real", "a#line2")]
+    )
+    out = tmp_path / "out.jsonl"
+    adapter = PromptDrivenAdapter()
+    run_batch(source, out, router=make_router(adapter))
+    kept = [row for row in out.read_text().splitlines(keepends=True) if '"a#line2"' not in row]
+    out.write_text("".join(kept))  # as if killed before the real a#line2 was answered
+    run_batch(source, out, router=make_router(adapter), resume=True)
+    rows = {row["request_id"]: row for row in read_rows(out)}
+    assert sorted(rows) == ["a", "a#line2", "a#line2.2"]
+    assert rows["a#line2"]["ok"] is True
+    assert rows["a#line2.2"]["error"]["reason"] == "duplicate_request_id"
+    assert adapter.calls == 3
