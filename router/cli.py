@@ -1,4 +1,4 @@
-"""The ``grounding-router`` command: demo, route, compare, batch, als, emulator, providers.
+"""The ``grounding-router`` command: demo, route, extract, compare, batch, als, emulator, providers.
 
 Exit codes are listed in :class:`router.commands.exit_codes.ExitCode` and in the README.
 """
@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from router import __version__
-from router.commands import als, batch, compare, demo, providers, route
+from router.commands import als, batch, compare, demo, extract, providers, route
 from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.logging import configure_logging
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     demo.register(subparsers)
     route.register(subparsers)
+    extract.register(subparsers)
     compare.register(subparsers)
     batch.register(subparsers)
     als.register(subparsers)

@@ -23,7 +23,15 @@ caller sees streamed is what ``Completed`` holds.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterator,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,7 +146,9 @@ def _replaced(result: AdapterResult, delivered: _Delivered) -> bool:
 # -- sync ----------------------------------------------------------------------------------
 
 
-def run_stream(request: LLMRequest, parts: StreamParts, started: float) -> Iterator[StreamEvent]:
+def run_stream(
+    request: LLMRequest, parts: StreamParts, started: float
+) -> Generator[StreamEvent, None, None]:
     """The events of one streamed call (see the module docstring)."""
     opened, attempts = parts.retry.call(lambda: _open(request, parts))
     chunks, reader, first, count = opened
@@ -215,7 +225,7 @@ def _guarded(parts: StreamParts, call: Callable[[], Any]) -> Any:
 
 async def arun_stream(
     request: LLMRequest, parts: StreamParts, started: float
-) -> AsyncIterator[StreamEvent]:
+) -> AsyncGenerator[StreamEvent, None]:
     """The async twin of :func:`run_stream`."""
 
     async def attempt() -> tuple[AsyncChunks, StreamReader, Sequence[StreamEvent], int]:

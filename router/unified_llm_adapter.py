@@ -218,23 +218,44 @@ class UnifiedLLMAdapter:
     def _stream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
     ) -> Iterator[StreamEvent]:
-        with grounding_debug(self.settings.debug_grounding):
-            try:
-                yield from run_stream(request, parts, started)
-            except RouterError as error:
-                self._fail(request, error)
-                raise
+        # The debug switch is set around each step, never held across a yield: a caller may
+        # leave the stream half-read, and it is then closed wherever it is collected.
+        events = run_stream(request, parts, started)
+        try:
+            while True:
+                with grounding_debug(self.settings.debug_grounding):
+                    try:
+                        event = next(events)
+                    except StopIteration:
+                        return
+                    except RouterError as error:
+                        self._fail(request, error)
+                        raise
+                yield event
+        finally:
+            with grounding_debug(self.settings.debug_grounding):
+                events.close()
 
     async def _astream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
     ) -> AsyncIterator[StreamEvent]:
-        with grounding_debug(self.settings.debug_grounding):
-            try:
-                async for event in arun_stream(request, parts, started):
-                    yield event
-            except RouterError as error:
-                self._fail(request, error)
-                raise
+        # As in _stream_events; here it matters most: an async generator left half-read is
+        # closed by the event loop in a context of its own, where no outer setting can be reset.
+        events = arun_stream(request, parts, started)
+        try:
+            while True:
+                with grounding_debug(self.settings.debug_grounding):
+                    try:
+                        event = await anext(events)
+                    except StopAsyncIteration:
+                        return
+                    except RouterError as error:
+                        self._fail(request, error)
+                        raise
+                yield event
+        finally:
+            with grounding_debug(self.settings.debug_grounding):
+                await events.aclose()
 
     # -- one pass: adapter under retries, then assembly and validation ----------------------
 

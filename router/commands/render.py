@@ -12,8 +12,13 @@ from router.types import LLMResponse
 __all__ = ["citations_table", "print_error", "print_response", "shortened"]
 
 
-def print_response(response: LLMResponse, *, as_json: bool = False) -> None:
-    """Print the answer, grounding evidence and citations (or the whole response as JSON)."""
+def print_response(
+    response: LLMResponse, *, as_json: bool = False, with_content: bool = True
+) -> None:
+    """Print the answer, grounding evidence and citations (or the whole response as JSON).
+
+    ``with_content=False`` leaves the answer out (a stream has printed it already).
+    """
     if as_json:
         print(json_for_terminal(response.model_dump_json(indent=2)))
         return
@@ -21,7 +26,8 @@ def print_response(response: LLMResponse, *, as_json: bool = False) -> None:
     from rich.text import Text
 
     console = Console(highlight=False)
-    console.print(Text(terminal_safe(response.content)))
+    if with_content:
+        console.print(Text(terminal_safe(response.content)))
     console.print()
     model = terminal_safe(response.model, single_line=True)
     evidence = (

@@ -22,7 +22,11 @@ examples:
   grounding-router route --vendor openai --model gpt-5 --required "Who won the 2026 Giro?"
   grounding-router route --vendor vertex --model gemini-2.5-flash --grounded --location DE \\
       --schema answer.schema.json "Current ECB deposit rate?"
-  echo '{"vendor": "openai", ...}' | grounding-router route --request - --json-output"""
+  echo '{"vendor": "openai", ...}' | grounding-router route --request - --json-output
+  grounding-router route --stream --vendor openai --model gpt-5 --grounded "Latest ECB decision?"
+
+--stream prints the answer as it arrives and the citation table at the end; with --json-output
+it prints one JSON object per event instead (the last one holds the whole response)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--json-output", action="store_true", help="print the full LLMResponse as JSON"
     )
+    parser.add_argument(
+        "--stream", action="store_true", help="print the answer as it arrives (see above)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -68,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"grounding-router route: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    if args.stream:
+        from router.commands.stream_output import run_stream
+
+        return run_stream(
+            request, args.settings, as_json=args.json_output, exit_code_for=exit_code_for
+        )
     try:
         with UnifiedLLMAdapter(args.settings) as router:
             response = router.route(request)

@@ -9,11 +9,12 @@ import pytest
 from router.cli import main
 from router.emulator import Emulator
 
-SUBCOMMANDS = ["demo", "route", "compare", "batch", "als", "emulator", "providers"]
+SUBCOMMANDS = ["demo", "route", "extract", "compare", "batch", "als", "emulator", "providers"]
 # Each subcommand with the arguments it cannot do without.
 MINIMAL_ARGV = {
     "demo": ["demo"],
     "route": ["route"],
+    "extract": ["extract", "reply.json", "--vendor", "openai"],
     "compare": ["compare", "question"],
     "batch": ["batch", "in.jsonl", "-o", "out.jsonl"],
     "als": ["als", "out.jsonl"],

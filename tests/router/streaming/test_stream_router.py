@@ -175,3 +175,22 @@ def test_stopping_early_closes_the_stream(router: Router, vendor: str) -> None:
     assert not isinstance(first, Completed)
     events.close()  # type: ignore[attr-defined]
     assert isinstance(list(router.stream(_request(vendor)))[-1], Completed)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+async def test_an_async_stream_left_half_read_closes_cleanly(router: Router, vendor: str) -> None:
+    """Breaking out of astream leaves nothing for the event loop to report when it closes it."""
+    import asyncio
+    import gc
+
+    reported: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    async for event in router.astream(_request(vendor, f"{QUESTION} half {vendor}")):
+        assert not isinstance(event, Completed)
+        break
+    gc.collect()
+    for _ in range(5):  # the loop's async-generator finalizer runs as tasks of their own
+        await asyncio.sleep(0)
+    await router.aclose()
+    assert reported == []

@@ -1,0 +1,70 @@
+"""``grounding-router route --stream``: the answer printed as it arrives, the citations after.
+
+For people, the text goes to stdout piece by piece (made terminal-safe), a line names each
+search as it starts, and when the stream completes the grounding evidence and the citation table
+follow, as ``route`` prints them. With ``--json-output`` each event is one JSON object per line:
+``{"event": "text", "text": ...}``, ``{"event": "search", "queries": [...]}``,
+``{"event": "citation", "citation": {...}}`` and last ``{"event": "completed", "response":
+{...}}``. An error ends the stream with the same message and exit code as ``route``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from router.commands.exit_codes import ExitCode
+from router.settings import RouterSettings
+from router.stream_events import CitationDelta, Completed, SearchStarted, StreamEvent, TextDelta
+from router.terminal import json_for_terminal, terminal_safe
+
+__all__ = ["event_json", "run_stream"]
+
+
+def run_stream(
+    request: dict[str, Any],
+    settings: RouterSettings,
+    *,
+    as_json: bool,
+    exit_code_for: Callable[[BaseException], ExitCode],
+) -> int:
+    """Stream ``request`` and print it; returns the exit code (``exit_code_for`` an error's)."""
+    from router.commands.render import print_error, print_response
+    from router.errors import RouterError
+    from router.unified_llm_adapter import UnifiedLLMAdapter
+
+    printed_text = False
+    try:
+        with UnifiedLLMAdapter(settings) as router:
+            for event in router.stream(request):
+                if as_json:
+                    print(json_for_terminal(json.dumps(event_json(event))), flush=True)
+                elif isinstance(event, TextDelta):
+                    sys.stdout.write(terminal_safe(event.text))
+                    sys.stdout.flush()
+                    printed_text = True
+                elif isinstance(event, SearchStarted) and not printed_text:
+                    queries = "; ".join(terminal_safe(q, single_line=True) for q in event.queries)
+                    print(f"[searching{': ' + queries if queries else ''}]", flush=True)
+                elif isinstance(event, Completed):
+                    print()
+                    print_response(event.response, with_content=False)
+    except RouterError as error:
+        if printed_text:
+            print()
+        print_error(error, as_json=as_json)
+        return exit_code_for(error)
+    return ExitCode.OK
+
+
+def event_json(event: StreamEvent) -> dict[str, Any]:
+    """One event as the JSON object ``--stream --json-output`` prints."""
+    if isinstance(event, TextDelta):
+        return {"event": "text", "text": event.text}
+    if isinstance(event, SearchStarted):
+        return {"event": "search", "queries": list(event.queries)}
+    if isinstance(event, CitationDelta):
+        return {"event": "citation", "citation": event.citation}
+    return {"event": "completed", "response": event.response.model_dump(mode="json")}
