@@ -1,0 +1,80 @@
+"""Every emulator fault on a stream, for every streaming vendor (the stream fault matrix).
+
+The table is ``tests/data/stream_fault_matrix.json``. A fault before the first event is retried
+like a route() call; a fault after it is raised with what was delivered; nothing outside the
+RouterError tree leaves the stream. The table is the same for every vendor: a provider that
+streams behaves like the others.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.registry import PROVIDERS
+from router.emulator import FAULT_KINDS, Emulator, FaultSpec
+from router.errors import RouterError
+from router.stream_events import Completed
+from router.unified_llm_adapter import UnifiedLLMAdapter
+from support.emulated import emulator_settings
+from support.sleeps import RecordedSleeps
+
+MATRIX: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "stream_fault_matrix.json").read_text(encoding="utf-8")
+)
+STREAMING = [row.vendor for row in PROVIDERS.values() if row.capabilities.streaming]
+CELLS = [
+    pytest.param(cell, vendor, id=f"{cell['fault']}-{vendor}")
+    for cell in MATRIX["cells"]
+    for vendor in STREAMING
+]
+
+
+@pytest.fixture(scope="module")
+def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
+    sleeps = RecordedSleeps()
+    settings = emulator_settings(emulator, **MATRIX["settings"])
+    with UnifiedLLMAdapter(settings, sleep=sleeps, async_sleep=sleeps.asleep) as built:
+        yield built
+
+
+def test_every_fault_kind_has_a_cell() -> None:
+    """The table covers every fault the emulator knows."""
+    kinds = {FaultSpec.parse(cell["fault"]).kind for cell in MATRIX["cells"]}
+    assert kinds == set(FAULT_KINDS)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(("cell", "vendor"), CELLS)
+def test_stream_fault_cell(
+    cell: dict[str, Any], vendor: str, router: UnifiedLLMAdapter, emulator: Emulator
+) -> None:
+    """The stream ends as the table says: an answer after N calls, or one RouterError."""
+    question = (
+        f"Which bridge is oldest in {cell['fault']} {vendor}? [[emulator:fault={cell['fault']}]]"
+    )
+    request = {
+        "vendor": vendor,
+        "model": PROVIDERS[vendor].default_model,  # type: ignore[index]
+        "messages": [{"role": "user", "content": question}],
+        "grounded": True,
+    }
+    emulator.clear_requests()
+    observed: dict[str, Any]
+    try:
+        events = list(router.stream(request))
+    except RouterError as error:
+        observed = {"error": type(error).__name__, "reason": error.reason}
+    except Exception as exc:  # nothing else may leave a stream
+        pytest.fail(f"{type(exc).__name__} escaped the stream: {exc}")
+    else:
+        completed = events[-1]
+        assert isinstance(completed, Completed)
+        assert completed.response.attempts == len(emulator.requests)
+        observed = {"answer": True, "cited": bool(completed.response.citations)}
+    observed["attempts"] = len(emulator.requests)
+    assert observed == cell["expected"]
