@@ -7,9 +7,11 @@
 2. a nested non-redirect URL of the provider object (``web.uri``, ``source.url``,
    ``reference.url``), how = "nested_url";
 3. the URL the optional ``RedirectResolver`` found, how = "resolved";
-4. the provider's domain field (``web.domain``, ``domain``, ``host``), how = "domain_hint";
-5. the title, when it is a bare domain (Vertex titles redirect chunks so), how = "title";
-6. only then the redirector's own domain, with ``raw["redirect"] = True``, how = "redirector".
+4. the host of a ``url`` that is not http(s) (``ftp://host/...``, a bare ``host/path``), which
+   keeps the source with ``url`` None; never a script or data URL's, how = "url_host";
+5. the provider's domain field (``web.domain``, ``domain``, ``host``), how = "domain_hint";
+6. the title, when it is a bare domain (Vertex titles redirect chunks so), how = "title";
+7. only then the redirector's own domain, with ``raw["redirect"] = True``, how = "redirector".
 
 No domain from any of these leaves ``domain`` empty: the caller drops the citation.
 
@@ -21,6 +23,7 @@ Only host-level facts are cached, in ``domains`` and ``source_types``, because h
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -36,6 +39,7 @@ from router.citations.urls import (
     parse_url,
     redirector_of,
     redirectors_of_host,
+    source_host,
     unwrap_redirect,
 )
 from router.types import SourceType
@@ -81,6 +85,21 @@ def _domain_of_name(text: str) -> str:
     """``domains.domain_of_name``, through the host facts cache."""
     host = domain_name_host(text)
     return _host_facts(host).named_domain if host is not None else ""
+
+
+def _domain_of_host(host: str | None) -> str:
+    """The registrable domain of a host named outside an http(s) URL: a domain name under a
+    known suffix, or an IP address; "" for a bare label, which is too ambiguous to count."""
+    if host is None:
+        return ""
+    named = _host_facts(host).named_domain
+    if named:
+        return named
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return ""
+    return host
 
 
 _EndSite = tuple[CanonicalUrl, _HostFacts]
@@ -137,6 +156,10 @@ def derive(
         how = "resolved"
 
     domain = end_site[1].registrable if end_site is not None else ""
+    if canonical is None and url is not None and end_site is None:
+        domain = _domain_of_host(source_host(url))
+        if domain:
+            how = "url_host"
     clean_title = sanitize_text(title, limit=TITLE_LIMIT) if title is not None else None
     if not domain and domain_hint is not None:
         domain = _domain_of_name(domain_hint)

@@ -48,6 +48,7 @@ __all__ = [
     "redirector_for",
     "redirector_of",
     "redirectors_of_host",
+    "source_host",
     "split_canonical_url",
     "unwrap_redirect",
 ]
@@ -152,6 +153,15 @@ _KEPT_ESCAPE = r"%(?:[01][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[B-DF]|[89A-F]
 _PLAIN_URL = re.compile(
     rf"(https?)://([^/?#\t\n\r]*+)([{_KEPT_CHARS}]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}]*+)*+)"
     rf"(?:\?([{_KEPT_CHARS}?]*+(?:{_KEPT_ESCAPE}[{_KEPT_CHARS}?]*+)*+))?\Z"
+)
+# A written scheme (RFC 3986 section 3.1), and a port where ``host:`` looked like one.
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_PORT = re.compile(r"[0-9]+(?:[/?#]|\Z)")
+_AUTHORITY = re.compile(r"[^/?#]*")
+# Schemes whose authority does not name a web source: scripts, inline data, local files,
+# browser objects, storage buckets.
+_HOSTLESS_SCHEMES = frozenset(
+    {"javascript", "vbscript", "data", "file", "blob", "about", "mailto", "gs", "s3"}
 )
 _TEXT_FRAGMENT_DIRECTIVE = ":~:"
 _MAX_UNWRAP_DEPTH = 5
@@ -293,6 +303,30 @@ def _parse(url: str, *, one_scan: bool = True) -> CanonicalUrl | None:
             canonical = f"{canonical}#{fragment}"
     # tuple.__new__ skips the NamedTuple's Python-level __new__: this runs once per citation.
     return tuple.__new__(CanonicalUrl, (canonical, host, authority, path, query))
+
+
+def source_host(url: object) -> str | None:
+    """The canonical host a URL that is not http(s) names, else None; never raises.
+
+    A URL of another scheme with an authority names its host (``ftp://files.example.com/a``), and
+    so does a bare host without a scheme (``www.example.com/a``, ``example.com:8080``,
+    ``//cdn.example.com/x``). Script, data, file, blob, mail and storage URLs name none, whatever
+    follows their scheme. The citation keeps such a source with ``url`` None (DESIGN.md section
+    3: only http and https survive as URLs).
+    """
+    if not isinstance(url, str):
+        return None
+    text = _TAB_OR_NEWLINE.sub("", url.strip(_C0_AND_SPACE))
+    scheme = _SCHEME.match(text)
+    if scheme is not None and not _PORT.match(text, scheme.end()):
+        if scheme.group(1).lower() in _HOSTLESS_SCHEMES or not text.startswith("//", scheme.end()):
+            return None
+        text = text[scheme.end() + 2 :]
+    elif text.startswith("//"):
+        text = text[2:]
+    authority = _AUTHORITY.match(text)
+    found = authority_and_host(authority.group(), "") if authority is not None else None
+    return found[1] if found is not None else None
 
 
 class UrlParts(NamedTuple):

@@ -2,7 +2,8 @@
 
 Rows of ``tests/data/hostile_urls.json``: script, data, file and other schemes, with mixed case,
 leading or embedded whitespace and control characters, percent- or entity-encoding. Each gives
-``url: None`` (the domain then comes from the title), also when a redirector carries it.
+``url: None`` (the domain then comes from the title; an ftp URL's from its host), also when a
+redirector carries it.
 """
 
 from __future__ import annotations

@@ -8,11 +8,18 @@ from typing import Any
 
 import pytest
 
-from router.citations import TRACKING_PARAMETERS, TRACKING_PREFIXES, dedup_key, normalize_url
+from router.citations import (
+    TRACKING_PARAMETERS,
+    TRACKING_PREFIXES,
+    dedup_key,
+    make_citation,
+    normalize_url,
+)
 
 TABLE = json.loads((Path(__file__).parents[2] / "data" / "urls.json").read_text(encoding="utf-8"))
 NORMALIZE_ROWS: list[dict[str, Any]] = TABLE["normalize_url"]
 DEDUP_ROWS: list[dict[str, Any]] = TABLE["dedup_key"]
+CITATION_ROWS: list[dict[str, Any]] = TABLE["citation"]
 
 
 @pytest.mark.parametrize("row", NORMALIZE_ROWS, ids=[row["id"] for row in NORMALIZE_ROWS])
@@ -37,11 +44,22 @@ def test_dedup_key(row: dict[str, Any]) -> None:
     assert dedup_key(row["input"]) == row["expected"]
 
 
+@pytest.mark.parametrize("row", CITATION_ROWS, ids=[row["id"] for row in CITATION_ROWS])
+def test_citation_of_a_url_that_is_not_http(row: dict[str, Any]) -> None:
+    """A non-http(s) URL gives url None and the domain of its host, or no citation at all."""
+    citation = make_citation(provider="openai", url=row["input"], title="Some page")
+    if row["source_domain"] is None:
+        assert citation is None
+        return
+    assert citation is not None
+    assert (citation["url"], citation["source_domain"]) == (row["url"], row["source_domain"])
+
+
 def test_tables_are_large_enough_and_ids_unique() -> None:
     """The URL table keeps at least 150 rows, with recorded URLs among them, and unique ids."""
     assert len(NORMALIZE_ROWS) >= 150
     assert sum(row["id"].startswith("recorded-") for row in NORMALIZE_ROWS) >= 100
-    for rows in (NORMALIZE_ROWS, DEDUP_ROWS):
+    for rows in (NORMALIZE_ROWS, DEDUP_ROWS, CITATION_ROWS):
         ids = [row["id"] for row in rows]
         assert len(ids) == len(set(ids))
 
