@@ -5,9 +5,13 @@ same attributes, and never raises on odd input: an entry that is not a citation,
 no usable host, is skipped. A citation's host is read from ``source_domain`` first (redirect-aware,
 DESIGN.md section 3) and from ``url`` when ``source_domain`` is missing or unusable.
 
-Citations marked ``raw["redirect"] = true`` carry the redirector's domain (for Vertex,
-``vertexaisearch.cloud.google.com`` counts as ``google.com``), not their source's. They are
-counted apart: the TLD and domain counts leave them out unless ``include_redirects=True``.
+Redirect-only citations, marked ``raw["redirect_only"] = true``, carry the redirector's domain
+(for Vertex, ``vertexaisearch.cloud.google.com`` counts as ``google.com``), not their source's:
+their true domain is unknown. They are counted apart: the TLD and domain counts leave them out
+unless ``include_redirects=True``. ``raw["redirect"] = true`` alone only says the citation's URL
+is a redirect link; when its true domain came from a domain field or the title
+(``redirect_only`` false) it counts under that domain. Output written before ``redirect_only``
+existed set ``redirect`` only for redirect-only citations, and is read so.
 """
 
 from __future__ import annotations
@@ -49,8 +53,15 @@ def _field(entry: object, name: str) -> Any:
 
 
 def is_redirect_citation(citation: object) -> bool:
-    """Whether the citation only knows its redirector (``raw["redirect"]`` is true)."""
-    return _field(_field(citation, "raw"), "redirect") is True
+    """Whether the citation only knows its redirector: its true domain is unknown.
+
+    ``raw["redirect_only"]`` says so; without that key (older output), ``raw["redirect"]``.
+    """
+    raw = _field(citation, "raw")
+    only = _field(raw, "redirect_only")
+    if isinstance(only, bool):
+        return only
+    return _field(raw, "redirect") is True
 
 
 def split_redirect_citations(citations: Iterable[object]) -> tuple[list[Any], list[Any]]:

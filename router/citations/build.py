@@ -14,7 +14,7 @@ from typing import Any, cast, get_args, get_type_hints
 
 import structlog
 
-from router.citations.derive import Derived, derive
+from router.citations.derive import NOT_REDIRECT, REDIRECT_ONLY, Derived, derive
 from router.citations.domains import looks_like_domain
 from router.citations.raw import jsonable_raw
 from router.citations.text import CITED_TEXT_LIMIT, SNIPPET_LIMIT, TITLE_LIMIT, sanitize_text
@@ -36,11 +36,16 @@ __all__ = [
 _log = structlog.get_logger(__name__)
 
 
-def _raw_copy(raw: Mapping[str, Any] | None, only_redirect: bool) -> dict[str, Any]:
-    """``raw`` as a JSON-able copy of its own, flagged when only a redirect was known."""
+def _raw_copy(raw: Mapping[str, Any] | None, redirect: int) -> dict[str, Any]:
+    """``raw`` as a JSON-able copy of its own, flagged when the citation's url is a redirect link.
+
+    ``redirect`` is true whenever the url is a redirector's link; ``redirect_only`` says whether
+    the true domain is unknown (``source_domain`` is then the redirector's own).
+    """
     copied: dict[str, Any] = jsonable_raw(raw) if raw else {}
-    if only_redirect:
+    if redirect != NOT_REDIRECT:
         copied["redirect"] = True
+        copied["redirect_only"] = redirect == REDIRECT_ONLY
     return copied
 
 
@@ -154,8 +159,8 @@ def make_citation(
     )
     if not kept:
         return None
-    _, citation, raw_given, only_redirect = collector._entries[0]  # one source, nothing merged
-    citation["raw"] = _raw_copy(raw_given, only_redirect)
+    _, citation, raw_given, redirect = collector._entries[0]  # one source, nothing merged
+    citation["raw"] = _raw_copy(raw_given, redirect)
     return citation
 
 
@@ -186,12 +191,12 @@ def _rank_order(citation: Citation) -> tuple[bool, int]:
     return (rank is None, rank or 0)
 
 
-def _by_rank(entry: tuple[str, Citation, Any, bool]) -> tuple[bool, int]:
+def _by_rank(entry: tuple[str, Citation, Any, int]) -> tuple[bool, int]:
     return _rank_order(entry[1])
 
 
-# (dedup key, citation, raw still to copy, whether only a redirect was known)
-_Entry = tuple[str, Citation, Mapping[str, Any] | None, bool]
+# (dedup key, citation, raw still to copy, derive's redirect flag)
+_Entry = tuple[str, Citation, Mapping[str, Any] | None, int]
 
 
 def _merge(entries: list[_Entry], *, in_order: bool, copy: bool) -> list[_Entry]:
@@ -243,7 +248,7 @@ def dedupe_citations(citations: Iterable[Citation]) -> list[Citation]:
     are not mutated.
     """
     entries: list[_Entry] = [
-        (citation_key(citation), citation, None, False) for citation in citations
+        (citation_key(citation), citation, None, NOT_REDIRECT) for citation in citations
     ]
     return [entry[1] for entry in _merge(entries, in_order=False, copy=True)]
 
@@ -331,7 +336,7 @@ class CitationCollector:
             "location": None if location is None else _location_copy(location),
         }
         key = found.key if found.key is not None else _url_less_key(citation)
-        self._entries.append((key, citation, raw, found.only_redirect))
+        self._entries.append((key, citation, raw, found.redirect))
         if self._in_order:
             kept_rank = citation["rank"]
             if kept_rank is None:
@@ -345,6 +350,6 @@ class CitationCollector:
     def citations(self) -> list[Citation]:
         """The merged citations in rank order, each with its own copy of ``raw``."""
         kept = _merge(self._entries, in_order=self._in_order, copy=False)
-        for _, citation, raw, only_redirect in kept:
-            citation["raw"] = _raw_copy(raw, only_redirect)
+        for _, citation, raw, redirect in kept:
+            citation["raw"] = _raw_copy(raw, redirect)
         return [entry[1] for entry in kept]

@@ -11,7 +11,12 @@
    keeps the source with ``url`` None; never a script or data URL's, how = "url_host";
 5. the provider's domain field (``web.domain``, ``domain``, ``host``), how = "domain_hint";
 6. the title, when it is a bare domain (Vertex titles redirect chunks so), how = "title";
-7. only then the redirector's own domain, with ``raw["redirect"] = True``, how = "redirector".
+7. only then the redirector's own domain, how = "redirector".
+
+``redirect`` says whether the citation's ``url`` is still a redirect link: ``REDIRECT_LINK``
+when the true domain came from a hint or the title (steps 5 and 6), ``REDIRECT_ONLY`` when it is
+unknown (step 7). The citation's ``raw`` carries both facts (``raw["redirect"]``,
+``raw["redirect_only"]``); ALS counts only the redirect-only ones apart.
 
 No domain from any of these leaves ``domain`` empty: the caller drops the citation.
 
@@ -44,7 +49,14 @@ from router.citations.urls import (
 )
 from router.types import SourceType
 
-__all__ = ["Derived", "derive"]
+__all__ = ["NOT_REDIRECT", "REDIRECT_LINK", "REDIRECT_ONLY", "Derived", "derive"]
+
+NOT_REDIRECT = 0
+"""The citation's url is an end-site URL, or there is none."""
+REDIRECT_LINK = 1
+"""The url is a redirect link; the true domain came from a hint or the title."""
+REDIRECT_ONLY = 2
+"""The url is a redirect link and the true domain is unknown: the redirector's own is used."""
 
 _HOST_CACHE_SIZE = 16_384
 
@@ -59,7 +71,8 @@ class Derived(NamedTuple):
     """Registrable domain; "" when none could be derived (the citation is dropped)."""
     title: str | None
     source_type: SourceType
-    only_redirect: bool
+    redirect: int
+    """``NOT_REDIRECT``, ``REDIRECT_LINK`` or ``REDIRECT_ONLY``."""
     how: str
 
 
@@ -169,14 +182,14 @@ def derive(
         domain = _domain_of_name(clean_title)
         if domain:
             how = "title"
-    only_redirect = False
+    flag = NOT_REDIRECT if end_site is not None or redirect is None else REDIRECT_LINK
     if not domain and redirect is not None:
         domain, how = _host_facts(redirect.host).registrable, "redirector"
-        only_redirect = True
+        flag = REDIRECT_ONLY
     if domain and source_type is None:
         if end_site is not None:
             source_type = classify_end_site(end_site[1].kinds, end_site[0].path, clean_title)
-        elif only_redirect:
+        elif flag == REDIRECT_ONLY:
             source_type = "unknown"
         else:  # the domain came from a hint or the title: what its home page would be
             source_type = classify_end_site(_host_facts(domain).kinds, "", clean_title)
@@ -184,5 +197,5 @@ def derive(
     url_shown, key = (shown.url, canonical_dedup_key(shown)) if shown is not None else (None, None)
     # tuple.__new__ skips the NamedTuple's Python-level __new__: this runs once per citation.
     return tuple.__new__(
-        Derived, (url_shown, key, domain, clean_title, source_type or "unknown", only_redirect, how)
+        Derived, (url_shown, key, domain, clean_title, source_type or "unknown", flag, how)
     )

@@ -54,7 +54,7 @@ def citations_table(response: LLMResponse) -> object:
     for column in ("#", "cited", "domain", "type", "title", "url"):
         table.add_column(column, overflow="fold")
     for citation in response.citations:
-        redirect = " (redirect)" if citation["raw"].get("redirect") else ""
+        redirect = " (redirect)" if citation["raw"].get("redirect_only") else ""
         table.add_row(
             Text(str(citation["rank"] or "")),
             Text("yes" if citation["cited"] else ""),

@@ -77,11 +77,26 @@ def test_objects_count_like_dicts(row: dict[str, Any]) -> None:
 
 
 def test_redirect_flag_on_an_object_raw() -> None:
-    """A raw given as an object with redirect=True marks a redirector too."""
+    """A raw given as an object with redirect=True alone (older output) marks a redirector."""
     citation = SimpleNamespace(source_domain="google.com", raw=SimpleNamespace(redirect=True))
     assert is_redirect_citation(citation)
     assert extract_tld_counts([citation]) == {}
     assert extract_redirector_counts([citation]) == {"google.com": 1}
+
+
+def test_redirect_link_with_a_known_domain_counts_as_its_source() -> None:
+    """A redirect link whose true domain is known (redirect_only false) counts under it."""
+    citation = {"source_domain": "nytimes.com", "raw": {"redirect": True, "redirect_only": False}}
+    assert not is_redirect_citation(citation)
+    assert extract_domain_counts([citation]) == {"nytimes.com": 1}
+    assert extract_redirector_counts([citation]) == {}
+
+
+def test_redirect_only_flag_marks_an_unknown_source() -> None:
+    """redirect_only true is a redirect-only citation, counted apart."""
+    citation = {"source_domain": "google.com", "raw": {"redirect": True, "redirect_only": True}}
+    assert is_redirect_citation(citation)
+    assert extract_domain_counts([citation]) == {}
 
 
 def test_split_keeps_entries_and_order() -> None:

@@ -152,6 +152,7 @@ def golden_row(citation: Any, normalized: bool) -> dict[str, Any]:
         "source_type": citation["source_type"],
         "cited": citation["cited"],
         "redirect": bool(citation["raw"].get("redirect")),
+        "redirect_only": bool(citation["raw"].get("redirect_only")),
         "cited_text": citation["cited_text"],
         "location": citation["location"],
     }

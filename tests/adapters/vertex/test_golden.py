@@ -92,15 +92,18 @@ def test_counts_match_the_manifest(row: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("path", GENERATE_CONTENT_FILES, ids=IDS)
 def test_ranks_follow_the_chunk_order(path: Path) -> None:
-    """Rank is chunk index + 1, and a domain-titled redirect chunk is named by its title."""
+    """Rank is chunk index + 1; a domain-titled redirect chunk is named by its title, and flagged
+    as a redirect link whose true domain is known."""
     body = load_final_body(path)
     chunks = body["candidates"][0].get("groundingMetadata", {}).get("groundingChunks", [])
     for citation in _extract_vertex_citations(body):
         web = chunks[citation["rank"] - 1]["web"]
-        assert citation["raw"] == chunks[citation["rank"] - 1]
+        raw = dict(citation["raw"])
+        flags = {key: raw.pop(key) for key in ("redirect", "redirect_only") if key in raw}
+        assert raw == chunks[citation["rank"] - 1]
         if "grounding-api-redirect" in web["uri"]:
             assert citation["source_domain"] == web["title"]
-            assert citation["raw"].get("redirect") is None
+            assert flags == {"redirect": True, "redirect_only": False}
 
 
 @pytest.mark.parametrize("path", INTERACTIONS_FILES, ids=[p.name for p in INTERACTIONS_FILES])

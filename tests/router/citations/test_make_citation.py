@@ -27,7 +27,7 @@ VERTEX_REDIRECT = (
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
 def test_source_domain_derivation(row: dict[str, Any]) -> None:
-    """source_domain, url and the redirect flag follow the derivation order of DESIGN.md."""
+    """source_domain, url and the redirect flags follow the derivation order of DESIGN.md."""
     citation = make_citation(provider="vertex", **row["input"])
     if row["expected"] is None:
         assert citation is None
@@ -36,6 +36,18 @@ def test_source_domain_derivation(row: dict[str, Any]) -> None:
     assert citation["url"] == row["expected"]["url"]
     assert citation["source_domain"] == row["expected"]["source_domain"]
     assert (citation["raw"].get("redirect") is True) is row["expected"]["redirect"]
+    assert (citation["raw"].get("redirect_only") is True) is row["expected"]["redirect_only"]
+
+
+def test_redirect_link_flags_say_whether_the_true_domain_is_known() -> None:
+    """A redirect link whose domain came from its title is flagged redirect, not redirect_only."""
+    citation = make_citation(provider="vertex", url=VERTEX_REDIRECT, title="nytimes.com")
+    assert citation is not None
+    assert citation["url"] == VERTEX_REDIRECT
+    assert {key: citation["raw"][key] for key in ("redirect", "redirect_only")} == {
+        "redirect": True,
+        "redirect_only": False,
+    }
 
 
 def test_citation_has_exactly_the_twelve_keys() -> None:
@@ -130,6 +142,7 @@ def test_raw_is_a_copy_and_the_callers_object_is_untouched() -> None:
         "web": {"uri": VERTEX_REDIRECT, "title": "Weather"},
         "scores": [0.5, 1],
         "redirect": True,
+        "redirect_only": True,
     }
     citation["raw"]["web"]["title"] = "changed"
     assert provider_object["web"]["title"] == "Weather"  # type: ignore[index]
