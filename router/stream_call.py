@@ -12,7 +12,9 @@ streaming adapter, its own retry policy and the last step of its ``route()``; :f
 3. A stream that ends before the provider's last event is cut short: the same error.
 4. The adapter's final result (``finish_stream``: the reader's result, raising
    ``ResponseParseError`` as ``route()`` would, and any follow-up call: Vertex's JSON reshape,
-   whose JSON is delivered as one ``TextDelta``), then the router's last step of ``route()``
+   whose JSON is delivered as one ``TextDelta``), its redirect links resolved when resolution is
+   on (as ``route()`` does; the citations already streamed keep the links), then the router's
+   last step of ``route()``
    (assembly, cost, the validators: REQUIRED grounding raises here, instead of ``Completed``),
    then ``Completed``.
 
@@ -62,6 +64,10 @@ class StreamParts:
     validated response (assembly, cost, the validators), so the two end alike."""
     guard: Callable[[Exception], RouterError]
     """Turns an exception from outside the RouterError tree into one (never retried)."""
+    resolve: Callable[[AdapterResult], None]
+    """The router's redirect resolution of the final result's citations (a no-op when off)."""
+    aresolve: Callable[[AdapterResult], Awaitable[None]]
+    """The async twin of ``resolve``."""
 
 
 @dataclass(slots=True)
@@ -170,6 +176,7 @@ def run_stream(
     if not reader.complete:
         raise _cut(request, delivered, count, "before its last event")
     result = _guarded(parts, lambda: parts.adapter.finish_stream(request, parts.settings, reader))
+    _guarded(parts, lambda: parts.resolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))
     yield Completed(parts.respond(request, result, attempts, started))
@@ -253,6 +260,7 @@ async def arun_stream(
     result = await _aguarded(
         parts, lambda: parts.adapter.afinish_stream(request, parts.settings, reader)
     )
+    await _aguarded(parts, lambda: parts.aresolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))
     yield Completed(parts.respond(request, result, attempts, started))

@@ -2,10 +2,11 @@
 
 ``route(request)`` validates the request, picks the vendor's adapter from the provider registry
 (:mod:`adapters.registry`; imported lazily, created once and reused), runs it under the one retry
-layer, assembles the ``LLMResponse`` (with its estimated cost, :mod:`router.pricing`) and runs
-the grounding validators, which fail closed. Only ``RouterError`` subclasses leave this module.
-``stream(request)`` does the same as a stream of events (:mod:`router.streaming` says how it
-behaves; :mod:`router.stream_call` runs it).
+layer, resolves redirect links when ``resolve_redirects`` is on (for every provider alike, see
+:mod:`router.citations.resolution`), assembles the ``LLMResponse`` (with its estimated cost,
+:mod:`router.pricing`) and runs the grounding validators, which fail closed. Only
+``RouterError`` subclasses leave this module. ``stream(request)`` does the same as a stream of
+events (:mod:`router.streaming` says how it behaves; :mod:`router.stream_call` runs it).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import structlog
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
 from adapters.registry import provider
 from router.assemble import assemble_response
+from router.citations.redirects import RedirectResolver
+from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from router.errors import (
     GroundingRequiredFailedError,
     RequestValidationError,
@@ -77,7 +80,9 @@ class UnifiedLLMAdapter:
     ``validators`` replaces the grounding checks; ``sleep``/``async_sleep`` are what the retry
     layer waits with, injectable so tests never wait; ``prices`` replaces the price book read
     from the providers' tables and ``settings.prices``. A price file that cannot be read is a
-    ``ConfigurationError`` here, at construction.
+    ``ConfigurationError`` here, at construction. ``resolver`` replaces the
+    ``RedirectResolver`` built from the settings; either is used only while
+    ``settings.resolve_redirects`` is on.
     """
 
     def __init__(
@@ -89,6 +94,7 @@ class UnifiedLLMAdapter:
         sleep: Sleep = time.sleep,
         async_sleep: AsyncSleep = asyncio.sleep,
         prices: PriceBook | None = None,
+        resolver: RedirectResolver | None = None,
     ) -> None:
         self.settings = settings if settings is not None else RouterSettings()
         self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
@@ -96,6 +102,7 @@ class UnifiedLLMAdapter:
         self._validators = tuple(validators)
         self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
         self.prices = prices if prices is not None else PriceBook.load(self.settings.prices)
+        self._resolver = resolver
         for secret in self.settings.secret_values():
             register_secret(secret)
 
@@ -213,7 +220,15 @@ class UnifiedLLMAdapter:
             )
         adapter: Any = _guarded(lambda: self.adapter_for(request.vendor))
         streaming: StreamingAdapter = adapter
-        return StreamParts(streaming, self.settings, self._retry, self._finish, _unexpected)
+        return StreamParts(
+            streaming,
+            self.settings,
+            self._retry,
+            self._finish,
+            _unexpected,
+            self._resolve_redirects,
+            self._aresolve_redirects,
+        )
 
     def _stream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
@@ -265,6 +280,7 @@ class UnifiedLLMAdapter:
             result, attempts = self._retry.call(
                 lambda: _guarded(lambda: adapter.complete(request, self.settings))
             )
+            self._resolve_redirects(result)
             return self._finish(request, result, attempts_before + attempts, started)
         except RouterError as error:
             self._fail(request, error)
@@ -280,10 +296,37 @@ class UnifiedLLMAdapter:
                 return await _aguarded(lambda: adapter.acomplete(request, self.settings))
 
             result, attempts = await self._retry.acall(attempt)
+            await self._aresolve_redirects(result)
             return self._finish(request, result, attempts_before + attempts, started)
         except RouterError as error:
             self._fail(request, error)
             raise
+
+    def _resolve_redirects(self, result: AdapterResult) -> None:
+        """Resolve the redirect links of ``result``'s citations, when resolution is on."""
+        if (links := self._links_to_resolve(result)) is not None:
+            _resolve_links(result, links[0].resolve_many_sync(links[1]))
+
+    async def _aresolve_redirects(self, result: AdapterResult) -> None:
+        """The async twin of :meth:`_resolve_redirects`."""
+        if (links := self._links_to_resolve(result)) is not None:
+            _resolve_links(result, await links[0].resolve_many(links[1]))
+
+    def _links_to_resolve(self, result: AdapterResult) -> tuple[RedirectResolver, list[str]] | None:
+        """The resolver and the redirect links of ``result`` to ask it about, or None.
+
+        None while ``resolve_redirects`` is off or when no citation is a redirect link; the
+        resolver is built on first use.
+        """
+        if not self.settings.resolve_redirects:
+            return None
+        urls = redirect_link_urls(result.citations)
+        if not urls:
+            return None
+        with self._adapters_lock:
+            if self._resolver is None:
+                self._resolver = RedirectResolver(self.settings)
+            return self._resolver, urls
 
     def _finish(
         self, request: LLMRequest, result: AdapterResult, attempts: int, started: float
@@ -374,6 +417,11 @@ def _check_nesting(result: AdapterResult, limit: int) -> None:
 
 def _elapsed_ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000.0
+
+
+def _resolve_links(result: AdapterResult, targets: Mapping[str, str]) -> None:
+    """Put the resolved targets of ``result``'s redirect links into its citations."""
+    result.citations = _guarded(lambda: with_resolved_redirects(result.citations, targets))
 
 
 def _unexpected(exc: Exception) -> RouterError:

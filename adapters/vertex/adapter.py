@@ -6,9 +6,9 @@ boundary (``errors``), and maps the reply with pure functions (``mapping``).
 Grounded JSON takes two calls (``two_step``). Streams (``stream`` / ``astream``) send step 1
 (or the only call) through ``generate_content_stream`` and yield each chunk as its REST body
 (the SDK refuses to hand back raw bodies while streaming, so each typed chunk is dumped);
-``finish_stream`` then makes the reshape call of grounded JSON. With ``resolve_redirects`` on, the
-``vertexaisearch`` redirect URIs of a reply go through one lazily built ``RedirectResolver``
-before its citations are extracted, so they carry the end-site URL.
+``finish_stream`` then makes the reshape call of grounded JSON. Redirect links (``vertexaisearch``
+redirect URIs) are resolved by the router, for every provider alike, when ``resolve_redirects`` is
+on.
 
 The extractors are importable from here: ``_extract_vertex_citations(response, resolved=None)``
 and ``extract_vertex_grounding(response)`` take an SDK ``GenerateContentResponse`` or a dict.
@@ -16,8 +16,7 @@ and ``extract_vertex_grounding(response)`` take an SDK ``GenerateContentResponse
 
 from __future__ import annotations
 
-import threading
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -31,13 +30,11 @@ from adapters.vertex.mapping import (
     VertexReply,
     extract_vertex_grounding,
     map_vertex_reply,
-    redirect_uris,
 )
 from adapters.vertex.mapping import extract_vertex_citations as _extract_vertex_citations
 from adapters.vertex.request import Step, build_config, build_contents, plan_steps
 from adapters.vertex.results import require_text, single_result
 from adapters.vertex.two_step import two_step_from_step1, two_step_result
-from router.citations import RedirectResolver
 from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
@@ -55,18 +52,12 @@ _STEP2_SKIPPED = "required grounding failed in step 1"
 
 
 class VertexAdapter:
-    """Vertex AI Gemini with Google Search grounding; one instance serves any settings.
-
-    ``resolver`` replaces the ``RedirectResolver`` the adapter would build from the first
-    settings with ``resolve_redirects`` on; either way it is used only while that setting is on.
-    """
+    """Vertex AI Gemini with Google Search grounding; one instance serves any settings."""
 
     vendor: Vendor = "vertex"
 
-    def __init__(self, *, resolver: RedirectResolver | None = None) -> None:
+    def __init__(self) -> None:
         self._clients = VertexClients()
-        self._resolver = resolver
-        self._resolver_lock = threading.Lock()
 
     # -- the protocol -----------------------------------------------------------------------
 
@@ -79,9 +70,7 @@ class VertexAdapter:
                 break
             with translated_errors():
                 body = reply_body(client.models.generate_content(**call))
-            resolver = self._resolver_for(settings)
-            resolved = resolver.resolve_many_sync(redirect_uris(body)) if resolver else None
-            replies.append(self._mapped(request, step, body, resolved))
+            replies.append(self._mapped(request, step, body))
         return _result(request, replies)
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
@@ -93,9 +82,7 @@ class VertexAdapter:
                 break
             with translated_errors():
                 body = reply_body(await client.models.generate_content(**call))
-            resolver = self._resolver_for(settings)
-            resolved = await resolver.resolve_many(redirect_uris(body)) if resolver else None
-            replies.append(self._mapped(request, step, body, resolved))
+            replies.append(self._mapped(request, step, body))
         return _result(request, replies)
 
     def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
@@ -122,26 +109,20 @@ class VertexAdapter:
         self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
     ) -> AdapterResult:
         """The streamed step's result, then the reshape call of grounded JSON."""
-        step1 = self._streamed_result(request, settings, reader)
+        step1 = reader.finish(strict=True)
         reshape = _reshape_call(request, settings, step1)
         if reshape is None:
             return step1
         step, call = reshape
         with translated_errors():
             body = reply_body(self._clients.sync_client(settings).models.generate_content(**call))
-        return two_step_from_step1(step1, self._mapped(request, step, body, None))
+        return two_step_from_step1(step1, self._mapped(request, step, body))
 
     async def afinish_stream(
         self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
     ) -> AdapterResult:
         """The async twin of :meth:`finish_stream`."""
-        resolver = self._resolver_for(settings)
-        if resolver is None:
-            step1 = reader.finish(strict=True)
-        else:
-            body = reader.final_body()
-            resolved = await resolver.resolve_many(redirect_uris(body))
-            step1 = _streamed_step(request, body, resolved)
+        step1 = reader.finish(strict=True)
         reshape = _reshape_call(request, settings, step1)
         if reshape is None:
             return step1
@@ -149,7 +130,7 @@ class VertexAdapter:
         client = self._clients.async_client(settings)
         with translated_errors():
             body = reply_body(await client.models.generate_content(**call))
-        return two_step_from_step1(step1, self._mapped(request, step, body, None))
+        return two_step_from_step1(step1, self._mapped(request, step, body))
 
     def close(self) -> None:
         """Close the SDK clients this adapter created."""
@@ -161,33 +142,13 @@ class VertexAdapter:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _resolver_for(self, settings: RouterSettings) -> RedirectResolver | None:
-        """The redirect resolver, built on first use; None while ``resolve_redirects`` is off."""
-        if not settings.resolve_redirects:
-            return None
-        with self._resolver_lock:
-            if self._resolver is None:
-                self._resolver = RedirectResolver(settings)
-            return self._resolver
-
-    def _streamed_result(
-        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
-    ) -> AdapterResult:
-        """The reader's result; mapped again with resolved redirects when the resolver is on."""
-        resolver = self._resolver_for(settings)
-        if resolver is None:
-            return reader.finish(strict=True)
-        body = reader.final_body()
-        return _streamed_step(request, body, resolver.resolve_many_sync(redirect_uris(body)))
-
     @staticmethod
     def _mapped(
         request: LLMRequest,
         step: Step,
         body: dict[str, Any],
-        resolved: Mapping[str, str] | None,
     ) -> VertexReply:
-        reply = map_vertex_reply(body, resolved)
+        reply = map_vertex_reply(body)
         if grounding_debug_enabled():
             _log.debug(
                 "vertex_reply_mapped",
@@ -197,7 +158,6 @@ class VertexAdapter:
                 citations=len(reply.citations),
                 grounded_effective=reply.grounding.grounded_effective,
                 finish_reason=reply.finish_reason,
-                redirects_resolved=len(resolved or {}),
             )
         return reply
 
@@ -238,14 +198,6 @@ def _call(
 def _reshape_is_pointless(request: LLMRequest, grounded_effective: bool, cited: bool) -> bool:
     """REQUIRED grounding already failed in step 1: the router will reject whatever step 2 says."""
     return request.requires_grounding and not (grounded_effective and cited)
-
-
-def _streamed_step(
-    request: LLMRequest, body: dict[str, Any], resolved: Mapping[str, str] | None
-) -> AdapterResult:
-    """A streamed reply's final body mapped with resolved redirects (step 1's prose if two)."""
-    wants_json = request.wants_json and len(plan_steps(request)) == 1
-    return single_result(map_vertex_reply(body, resolved), wants_json=wants_json)
 
 
 def _reshape_call(

@@ -40,7 +40,6 @@ import structlog
 from adapters.vertex.body import as_rest_body, index, items, mapping, text
 from adapters.vertex.grounding import SourceCounts, VertexGrounding, grounding_evidence
 from adapters.vertex.spans import TextLayout, candidate_layout, segment_span
-from router.citations import is_redirect_url
 from router.citations.build import CitationCollector
 from router.logging import grounding_debug_enabled
 from router.types import Citation, SourceType, Span, Usage
@@ -50,7 +49,6 @@ __all__ = [
     "extract_vertex_citations",
     "extract_vertex_grounding",
     "map_vertex_reply",
-    "redirect_uris",
 ]
 
 _log = structlog.get_logger(__name__)
@@ -352,16 +350,3 @@ def extract_vertex_citations(
 def extract_vertex_grounding(response: object) -> VertexGrounding:
     """Grounding evidence of a reply: queries, tool calls, Search Suggestions, counts, warning."""
     return _map_body(as_rest_body(response), None)[2]
-
-
-def redirect_uris(response: object) -> list[str]:
-    """The redirect URIs of a reply's grounding chunks, for the optional resolver."""
-    found: dict[str, None] = {}
-    for candidate in _candidates(as_rest_body(response)):
-        grounding = mapping(candidate.get("groundingMetadata"))
-        for chunk in items(grounding.get("groundingChunks")):
-            for name, _ in _CHUNK_KINDS:
-                uri = text(mapping(mapping(chunk).get(name)).get("uri"))
-                if uri is not None and is_redirect_url(uri):
-                    found[uri] = None
-    return list(found)

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.vertex.adapter import extract_vertex_grounding
-from adapters.vertex.mapping import map_vertex_reply, redirect_uris
+from adapters.vertex.mapping import map_vertex_reply
+from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from support.recorded import load_final_body
 from support.vertex import GENERATE_CONTENT_FILES, INTERACTIONS_FILES, citation_problems
 
@@ -198,13 +199,19 @@ def mutated_body(rng: random.Random) -> dict[str, Any]:
 
 
 def _check(rng: random.Random, body: dict[str, Any]) -> None:
-    """Extraction does not raise; every citation is valid; resolved redirects are honoured."""
-    uris = redirect_uris(body)
-    resolved = {uri: _text(rng) for uri in uris} if uris and rng.random() < 0.3 else None
-    reply = map_vertex_reply(body, resolved)
+    """Extraction does not raise; every citation is valid, also after resolving its redirects."""
+    reply = map_vertex_reply(body)
     for citation in reply.citations:
         assert citation_problems(citation, reply.content) == []
     assert reply.grounding.citation_count == len(reply.citations)
+    links = redirect_link_urls(reply.citations)
+    if links and rng.random() < 0.3:
+        targets = {
+            url: rng.choice([_text(rng), f"https://site{rng.randrange(3)}.example.com/a"])
+            for url in links
+        }
+        for citation in with_resolved_redirects(reply.citations, targets):
+            assert citation_problems(citation, reply.content) == []
     assert extract_vertex_grounding(body).sources_seen == reply.grounding.sources_seen
 
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,7 +18,6 @@ from pydantic import SecretStr
 
 from adapters.base import AdapterResult
 from adapters.vertex.adapter import VertexAdapter
-from router.citations import RedirectResolver
 from router.emulator import FAULT_KINDS, Emulator
 from router.errors import (
     GroundingRequiredFailedError,
@@ -319,62 +316,6 @@ def test_async_calls_survive_a_new_event_loop(
 
     assert asyncio.run(call()) > 0
     assert asyncio.run(call()) > 0
-
-
-class _Redirector(BaseHTTPRequestHandler):
-    """A loopback stand-in for vertexaisearch's redirect: every path 302s to one article."""
-
-    target = "https://www.nytimes.com/2026/01/02/world/story.html?utm_source=vertex"
-
-    def do_GET(self) -> None:
-        self.send_response(302)
-        self.send_header("Location", self.target)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        del format, args
-
-
-def test_redirects_are_resolved_when_switched_on(
-    emulator: Emulator, settings: RouterSettings
-) -> None:
-    """With resolve_redirects on, a redirect chunk's citation carries the end-site URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirector)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host = "vertexaisearch.cloud.google.com"
-    redirect = f"http://{host}:{server.server_port}/grounding-api-redirect/AUZIYQtoken"
-
-    async def lookup(name: str, port: int) -> list[str]:
-        # The redirector is the loopback server; the article's host resolves to a public address.
-        return ["127.0.0.1"] if name == host else ["151.101.1.164"]
-
-    resolver = RedirectResolver(
-        allowed_hosts={host}, timeout_s=2.0, _allow_loopback=True, _lookup=lookup
-    )
-    body = {
-        "candidates": [
-            {
-                "content": {"role": "model", "parts": [{"text": "It is sunny."}]},
-                "groundingMetadata": {
-                    "webSearchQueries": ["weather"],
-                    "groundingChunks": [{"web": {"uri": redirect, "title": "nytimes.com"}}],
-                },
-            }
-        ]
-    }
-    emulator.enqueue_reply("vertex", json.dumps(body).encode())
-    adapter = VertexAdapter(resolver=resolver)
-    try:
-        on = settings.model_copy(update={"resolve_redirects": True})
-        (citation,) = adapter.complete(_request(grounded=True), on).citations
-    finally:
-        adapter.close()
-        server.shutdown()
-        server.server_close()
-    assert citation["url"] == "https://www.nytimes.com/2026/01/02/world/story.html"
-    assert citation["source_domain"] == "nytimes.com"
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

@@ -1,8 +1,9 @@
 """A loopback redirector server for the RedirectResolver tests, run on a thread of its own.
 
-The server answers ``GET /r/{token}`` from a table the test fills in (status and Location), so a
-test states exactly what the redirector says. It runs on its own event loop in a thread, so the
-resolver's synchronous entry point can be tested from inside a running loop too.
+The server answers ``GET /r/{token}`` (and Vertex's ``/grounding-api-redirect/{token}``) from a
+table the test fills in (status and Location), so a test states exactly what the redirector
+says. It runs on its own event loop in a thread, so the resolver's synchronous entry point can be
+tested from inside a running loop too.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def redirector() -> Iterator[LoopbackRedirector]:
         server.release = asyncio.Event()
         app = web.Application()
         app.router.add_get("/r/{token}", server.handle)
+        # Vertex's redirect path, so a Vertex reply's links can point here too.
+        app.router.add_get("/grounding-api-redirect/{token}", server.handle)
         runner = web.AppRunner(app, shutdown_timeout=1.0)
         await runner.setup()
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

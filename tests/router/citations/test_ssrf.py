@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex.adapter import VertexAdapter
 from router.citations import RedirectResolver, normalize_url
 from router.citations.urls import split_canonical_url
 from router.emulator import Emulator
@@ -200,7 +199,7 @@ def test_route_with_resolution_on_still_answers_from_the_fallback(
     lookup = TableLookup({VERTEX_REDIRECTOR: answer["addresses"]})
     settings = emulator_settings(emulator, resolve_redirects=True, resolver_timeout_s=0.3)
     resolver = RedirectResolver(settings, _lookup=lookup)
-    router = UnifiedLLMAdapter(settings, adapters={"vertex": VertexAdapter(resolver=resolver)})
+    router = UnifiedLLMAdapter(settings, resolver=resolver)
     request = grounded_request("vertex", question, mode="REQUIRED")
     with router:
         response = router.route(request) if call == "route" else asyncio.run(router.aroute(request))
