@@ -15,6 +15,7 @@ from router.commands import als, batch, compare, demo, extract, providers, route
 from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.logging import configure_logging
+from router.redaction import RedactingStream, register_secret
 from router.settings import RouterSettings
 from router.terminal import show_warning
 
@@ -89,11 +90,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         debug_grounding=args.settings.debug_grounding,
     )
     run: Callable[[argparse.Namespace], int] = args.run
+    for secret in args.settings.secret_values():
+        register_secret(secret)
+    # Everything printed, results, logs and errors, passes the one redaction on its way out;
+    # stdout carries answers, so only the configured secrets are cut there, not secret shapes.
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout = RedactingStream(stdout, shapes=False)
+    sys.stderr = RedactingStream(stderr)
     try:
         return run(args)
     except KeyboardInterrupt:
         print("grounding-router: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 if __name__ == "__main__":  # pragma: no cover

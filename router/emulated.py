@@ -20,8 +20,10 @@ __all__ = [
     "emulated_settings",
 ]
 
-EMULATOR_API_KEY = "sk-emulator-local"
-EMULATOR_TOKEN = "emulator-local-token"
+# Placeholders, but held as secrets like real ones: no word of 8 letters in them, since every
+# 8-character run of a secret is redacted wherever it appears.
+EMULATOR_API_KEY = "sk-emu-5c0d9a7e31b2f846"
+EMULATOR_TOKEN = "emu-tok-8e2a6f14c9d0b357"
 
 
 class EmulatorEndpoints(Protocol):

@@ -2,6 +2,9 @@
 
 Every error the router raises on purpose is a ``RouterError``; nothing else is meant to escape
 ``route()``. Each error carries the fields a batch report needs and serialises with ``to_dict()``.
+Every string an error holds, whenever it is set, passes the one redaction
+(:func:`router.redaction.redact_text`): a provider or proxy that quotes a credential back, in
+any field and any encoding, cannot put it into a message, a field or ``to_dict()``.
 
 ```
 RouterError
@@ -21,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sized
 from typing import Any, Literal, Protocol
+
+from router.redaction import redact_text
 
 __all__ = [
     "ConfigurationError",
@@ -78,6 +83,7 @@ class RouterError(Exception):
         status_code: int | None = None,
         reason: str | None = None,
     ) -> None:
+        message = redact_text(message)
         super().__init__(message)
         self.message = message
         self.vendor = vendor
@@ -85,6 +91,10 @@ class RouterError(Exception):
         self.request_id = request_id
         self.status_code = status_code
         self.reason = reason
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The choke point for every field, provider_message included, set now or later.
+        super().__setattr__(name, redact_text(value) if isinstance(value, str) else value)
 
     def with_context(
         self,
@@ -100,7 +110,13 @@ class RouterError(Exception):
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able view of the error, as a batch output row carries it."""
+        """A JSON-able view of the error, as a batch output row carries it (redacted)."""
+        return {
+            key: redact_text(value) if isinstance(value, str) else value
+            for key, value in self._fields().items()
+        }
+
+    def _fields(self) -> dict[str, Any]:
         return {
             "type": type(self).__name__,
             "message": self.message,
@@ -122,8 +138,8 @@ class RequestValidationError(RouterError):
         super().__init__(message, reason=context.pop("reason", "invalid_request"), **context)
         self.field = field
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "field": self.field}
+    def _fields(self) -> dict[str, Any]:
+        return {**super()._fields(), "field": self.field}
 
 
 class ConfigurationError(RouterError):
@@ -133,8 +149,8 @@ class ConfigurationError(RouterError):
         super().__init__(message, reason=context.pop("reason", "configuration"), **context)
         self.setting = setting
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "setting": self.setting}
+    def _fields(self) -> dict[str, Any]:
+        return {**super()._fields(), "setting": self.setting}
 
 
 class ProviderError(RouterError):
@@ -152,9 +168,9 @@ class ProviderError(RouterError):
         self.provider_message = provider_message
         self.attempts = attempts
 
-    def to_dict(self) -> dict[str, Any]:
+    def _fields(self) -> dict[str, Any]:
         return {
-            **super().to_dict(),
+            **super()._fields(),
             "provider_message": self.provider_message,
             "attempts": self.attempts,
         }
@@ -173,8 +189,8 @@ class ProviderTransientError(ProviderError):
         super().__init__(message, **context)
         self.retry_after_s = retry_after_s
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "retry_after_s": self.retry_after_s}
+    def _fields(self) -> dict[str, Any]:
+        return {**super()._fields(), "retry_after_s": self.retry_after_s}
 
 
 class ProviderRequestError(ProviderError):
@@ -201,8 +217,8 @@ class GroundingValidationError(RouterError):
         super().__init__(message, **context)
         self.response = response
 
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
+    def _fields(self) -> dict[str, Any]:
+        data = super()._fields()
         if self.response is not None:
             data["grounded_effective"] = self.response.grounded_effective
             data["tool_call_count"] = self.response.tool_call_count

@@ -3,6 +3,8 @@
 Library modules only emit events (``structlog.get_logger(__name__)``); they never configure
 structlog. The CLI calls :func:`configure_logging`. Applications that configure structlog
 themselves can put :func:`redact_secrets` and :func:`cap_field_sizes` in their processor chain.
+Redaction itself is :mod:`router.redaction` (its names are re-exported here), which every other
+way out of the router uses too.
 
 Forensic events (which metadata source a citation came from, how its domain was derived, what
 was dropped and why) are built only while :func:`grounding_debug_enabled` is true, so they cost
@@ -13,9 +15,7 @@ nothing on the hot path otherwise. The router switches them on per call from
 from __future__ import annotations
 
 import logging
-import re
 import sys
-import threading
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -23,6 +23,7 @@ from typing import Any, TextIO, cast
 
 import structlog
 
+from router.redaction import REDACTED, redact_text, redacted_prefix, register_secret
 from router.terminal import json_for_terminal, terminal_safe_fields
 
 __all__ = [
@@ -37,12 +38,6 @@ __all__ = [
     "redacted_prefix",
     "register_secret",
 ]
-
-REDACTED = "[REDACTED]"
-
-# A secret that starts within the part of a text that is shown lies wholly inside this much more
-# of it (API keys and tokens are a few hundred characters at most), so redaction sees all of it.
-_SECRET_WINDOW = 1_024
 
 # A log field longer than this is cut: a 20 MB provider reply must not become a 20 MB log line.
 MAX_LOG_FIELD_CHARS = 2_000
@@ -85,63 +80,6 @@ _SECRET_KEYS = frozenset(
         "token",
     }
 )
-
-# Secret shapes inside free text: OpenAI keys, Google API keys and OAuth tokens, bearer tokens
-# and Authorization header lines.
-_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"(?i)\b(authorization\s*[:=]\s*)(?:bearer\s+|basic\s+)?[^\s,;'\"}]+"),
-        r"\1" + REDACTED,
-    ),
-    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + REDACTED),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{12,}"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),
-    (re.compile(r"\bya29\.[0-9A-Za-z._-]{10,}"), REDACTED),
-)
-
-
-class _SecretRegistry:
-    """Exact secret values to redact, compiled into one alternation (longest first)."""
-
-    def __init__(self) -> None:
-        self._values: set[str] = set()
-        self._lock = threading.Lock()
-        self.pattern: re.Pattern[str] | None = None
-
-    def add(self, value: str) -> None:
-        with self._lock:
-            if value in self._values:
-                return
-            self._values.add(value)
-            alternatives = sorted(self._values, key=len, reverse=True)
-            self.pattern = re.compile("|".join(re.escape(s) for s in alternatives))
-
-
-_registry = _SecretRegistry()
-
-
-def register_secret(value: str | None) -> None:
-    """Redact this exact value wherever it appears in a log event (keys from settings, tokens)."""
-    if value and len(value) >= 4:
-        _registry.add(value)
-
-
-def redact_text(text: str) -> str:
-    """Remove every known secret and every secret-shaped token from ``text``."""
-    pattern = _registry.pattern
-    if pattern is not None:
-        text = pattern.sub(REDACTED, text)
-    for secret_shape, replacement in _SECRET_PATTERNS:
-        text = secret_shape.sub(replacement, text)
-    return text
-
-
-def redacted_prefix(text: str, limit: int) -> str:
-    """The first ``limit`` characters of ``text`` with secrets removed before the cut.
-
-    Cutting first could leave the head of a secret that redaction no longer recognises.
-    """
-    return redact_text(text[: limit + _SECRET_WINDOW])[:limit]
 
 
 def _redact_value(key: str | None, value: Any, depth: int = 0) -> Any:

@@ -62,6 +62,9 @@ SCRATCH_LEAKS: dict[str, Any] = {
     "log event": _logged_event,
     "cut short": lambda: SENTINEL_OPENAI_KEY[:22],
     "masked": lambda: "sk-SENTINEL-" + "*" * 10 + SENTINEL_OPENAI_KEY[-10:],
+    "8-character run": lambda: f"token …{SENTINEL_VERTEX_TOKEN[-14:-6]}… expired",
+    "percent-encoded": lambda: "key=" + "".join(f"%{b:02X}" for b in SENTINEL_OPENAI_KEY.encode()),
+    "json-escaped": lambda: "".join(f"\\u{ord(c):04x}" for c in SENTINEL_VERTEX_TOKEN[-9:]),
 }
 
 
@@ -83,6 +86,11 @@ def test_detector_passes_redacted_text() -> None:
     assert sentinel_findings({"message": "key [REDACTED]", "other": "sk-other-0123456789"}) == []
 
 
+def test_detector_passes_seven_characters_of_a_secret() -> None:
+    """Runs shorter than 8 characters are not a leak (they occur by chance)."""
+    assert sentinel_findings(f"…{SENTINEL_OPENAI_KEY[-7:]}") == []
+
+
 _LEAKY_TESTS = """
 import os
 
@@ -92,6 +100,8 @@ from router.batch.output import ResultWriter
 from router.errors import ProviderRequestError
 
 KEY = os.environ["OPENAI_API_KEY"]
+# Never registered in this run and of no secret shape: the one redaction cannot know it.
+TOKEN = os.environ["GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN"]
 
 
 def test_prints_the_key():
@@ -100,7 +110,7 @@ def test_prints_the_key():
 
 def test_raises_an_error_with_the_key():
     with pytest.raises(ProviderRequestError):
-        raise ProviderRequestError(f"rejected {KEY}")
+        raise ProviderRequestError(f"rejected {TOKEN}")
 
 
 def test_writes_the_key_into_a_batch_row(tmp_path):

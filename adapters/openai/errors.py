@@ -16,6 +16,7 @@ other 4xx                               ``ProviderRequestError``         ``bad_r
 ``json.JSONDecodeError``, not JSON      ``ResponseParseError``           ``non_json_response``
 ``APIResponseValidationError``          ``ResponseParseError``           ``unparseable_response``
 ``APIError`` (an error inside a stream)  ``ProviderTransientError``       ``stream_error``
+a reply that is not valid HTTP (async)  ``ProviderTransientError``       ``connection``
 ======================================  ===============================  =====================
 
 Decided from what the real client does with the emulator's delivery faults: ``hang`` raises
@@ -47,6 +48,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.malformed_http import malformed_http_error
 from router.errors import (
     ProviderError,
     ProviderRequestError,
@@ -108,6 +110,16 @@ def translate_openai_errors(*, secret: str | None = None) -> Iterator[None]:
         ) from exc
     except json.JSONDecodeError as exc:
         raise _undecodable(exc) from exc
+    except Exception as exc:
+        malformed = malformed_http_error(exc)
+        if malformed is None:
+            raise
+        raise ProviderTransientError(
+            f"OpenAI: the reply was not valid HTTP ({type(malformed).__name__}); "
+            f"check the network and {BASE_URL_SETTING}",
+            vendor="openai",
+            reason="connection",
+        ) from exc
 
 
 def _causes(exc: BaseException) -> list[BaseException]:

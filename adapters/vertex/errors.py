@@ -13,6 +13,7 @@ raised inside the SDK call                     router error (``reason``)
 ``APIError`` 404 / other 4xx                   ProviderRequestError ("not_found" / "bad_request")
 transport timeout (httpx2, httpx, aiohttp)     ProviderTransientError ("timeout")
 connection refused / dropped / reset           ProviderTransientError ("connection")
+a reply that is not valid HTTP (aiohttp)       ProviderTransientError ("connection")
 a 200 body cut off mid-JSON                    ProviderTransientError ("truncated_response")
 a 200 body that is not JSON at all             ResponseParseError ("non_json_response")
 a 200 body the SDK cannot read as a response   ResponseParseError ("unparseable_response")
@@ -52,6 +53,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
+from adapters.malformed_http import malformed_http_error
 from router.errors import (
     ConfigurationError,
     ProviderRequestError,
@@ -260,6 +262,13 @@ def translate_error(exc: BaseException) -> RouterError | None:
             setting="GOOGLE_APPLICATION_CREDENTIALS",
             vendor="vertex",
             reason="credentials",
+        )
+    malformed = malformed_http_error(exc)
+    if malformed is not None:
+        return ProviderTransientError(
+            f"Vertex AI's reply was not valid HTTP ({type(malformed).__name__})",
+            vendor="vertex",
+            reason="connection",
         )
     transport = _transport_classes()
     kind = type(exc).__name__

@@ -18,6 +18,7 @@ import structlog
 from router.batch.stats import RowFacts, row_facts
 from router.errors import RouterError
 from router.jsonl import UnreadableLineError, loads, read_lines
+from router.redaction import redact_text
 from router.types import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
@@ -144,6 +145,8 @@ class ResultWriter:
 
     def write_line(self, line: str) -> None:
         """Write an already serialised row (from a worker process)."""
+        # A configured secret a provider quoted back never reaches the file, in any encoding.
+        line = redact_text(line, shapes=False)
         # A lone surrogate (from a provider's "\ud800" escape) cannot be UTF-8: written as the
         # JSON escape it came as. JSON text holds non-ASCII only inside strings, so it is valid.
         self._handle.write(line.encode("utf-8", "backslashreplace") + b"\n")

@@ -228,6 +228,8 @@ class ProviderHandler:
         headers = {"x-emulator-fault": str(fault)} if fault else {}
         if decision.api == "openai":
             headers["x-request-id"] = f"req_{secrets.token_hex(16)}"
+        if isinstance(payload, Reply) and payload.raw:
+            return _write_raw(request, payload.body)
         if isinstance(payload, Reply):
             return _respond(payload, headers)
         return await _stream(request, payload, headers)
@@ -345,6 +347,13 @@ async def _stream(
     except ConnectionError:
         pass  # the client went away mid-stream; nothing is owed to it
     return response
+
+
+def _write_raw(request: web.BaseRequest, message: bytes) -> web.Response:
+    """Write ``message`` as the whole reply, then close (the Response below is never sent)."""
+    if request.transport is not None:
+        request.transport.write(message)
+    return _drop(request)
 
 
 def _drop(request: web.BaseRequest) -> web.Response:

@@ -18,12 +18,18 @@ SSE_CONTENT_TYPE = "text/event-stream"
 
 @dataclass(frozen=True)
 class Reply:
-    """A complete HTTP reply: status, body bytes, content type and extra headers."""
+    """A complete HTTP reply: status, body bytes, content type and extra headers.
+
+    With ``raw``, ``body`` is the whole HTTP message as it goes on the wire (status line and
+    headers included), written as it is and followed by closing the connection: how a broken
+    proxy's malformed replies are served.
+    """
 
     status: int
     body: bytes
     content_type: str = JSON_CONTENT_TYPE
     headers: Mapping[str, str] = field(default_factory=dict)
+    raw: bool = False
 
 
 # json.dumps builds a new encoder on every call unless all its options are defaults; the

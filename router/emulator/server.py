@@ -211,3 +211,10 @@ class Emulator:
         if api not in ("openai", "vertex"):
             raise ValueError(f"api must be 'openai' or 'vertex', not {api!r}")
         self._handler.enqueue(api, Reply(status, bytes(body), content_type=content_type))
+
+    def enqueue_raw(self, api: Literal["openai", "vertex"], message: bytes) -> None:
+        """Write exactly ``message`` (status line, headers and body, well-formed or not) as the
+        reply to the next request on ``api``, then close the connection."""
+        if api not in ("openai", "vertex"):
+            raise ValueError(f"api must be 'openai' or 'vertex', not {api!r}")
+        self._handler.enqueue(api, Reply(0, bytes(message), raw=True))

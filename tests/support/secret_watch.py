@@ -9,9 +9,10 @@ so only the exact-value redaction can catch it.
 :class:`SecretWatch` is a pytest plugin. For every test phase it looks for the sentinels in:
 captured output and log sections, the failure text, output read through ``capsys``/``capfd``,
 every ``RouterError`` created (its message, fields, ``to_dict()`` and attached response), every
-``LLMResponse`` the router returns and every batch output row written. A phase that leaks
-fails, and the session's exit status says so. :func:`sentinel_findings` is the detector, usable
-on its own.
+``LLMResponse`` the router returns and every batch output row written. Any 8 characters in a
+row of a sentinel's random part count as a leak, as written, percent-encoded or JSON-escaped.
+A phase that leaks fails, and the session's exit status says so. :func:`sentinel_findings` is
+the detector, usable on its own.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from router.errors import RouterError
 from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = [
+    "RUN_CHARS",
     "SENTINELS",
     "SENTINEL_ENVIRONMENT",
     "SENTINEL_OPENAI_KEY",
@@ -42,11 +44,32 @@ _VERTEX_CORE = "4b9e2d7a1c6f0e38d5a2"
 SENTINEL_OPENAI_KEY = f"sk-SENTINEL-{_OPENAI_CORE}"
 SENTINEL_VERTEX_TOKEN = f"vertex-SENTINEL-{_VERTEX_CORE}"
 SENTINELS = (SENTINEL_OPENAI_KEY, SENTINEL_VERTEX_TOKEN)
-# Ten characters from either end of a core count too: a secret cut short, or masked the way
-# OpenAI masks keys in its 401 messages (prefix and last characters kept), still leaks.
-_MARKERS = (
-    *SENTINELS,
-    *(end for core in (_OPENAI_CORE, _VERTEX_CORE) for end in (core[:10], core[-10:])),
+RUN_CHARS = 8
+
+
+def _spellings(text: str) -> tuple[str, ...]:
+    """``text`` as written, percent-encoded every byte (upper and lower hex), and
+    JSON-escaped every character (upper and lower hex): the ways an echo may come back."""
+    return (
+        text,
+        "".join(f"%{byte:02X}" for byte in text.encode()),
+        "".join(f"%{byte:02x}" for byte in text.encode()),
+        "".join(f"\\u{ord(char):04x}" for char in text),
+        "".join(f"\\u{ord(char):04X}" for char in text),
+    )
+
+
+# Any 8 characters in a row of a core count too, in every spelling: a secret cut short by a
+# message limit, masked the way OpenAI masks keys (prefix and last characters kept), or
+# percent-encoded or JSON-escaped by a proxy, still leaks. (The cores are random hex, so the
+# runs and their spellings occur nowhere by chance.)
+_MARKERS = tuple(
+    dict.fromkeys(
+        spelling
+        for core in (_OPENAI_CORE, _VERTEX_CORE)
+        for start in range(len(core) - RUN_CHARS + 1)
+        for spelling in _spellings(core[start : start + RUN_CHARS])
+    )
 )
 _BYTE_MARKERS = tuple(marker.encode() for marker in _MARKERS)
 
