@@ -64,7 +64,12 @@ class Capabilities:
 
 @dataclass(frozen=True, slots=True)
 class ProviderRow:
-    """One provider: its vendor name, who it is, its adapter and what it can do."""
+    """One provider: its vendor name, who it is, its adapter and what it can do.
+
+    ``genai_provider`` and ``genai_operation`` name the provider and its call in the
+    OpenTelemetry GenAI semantic conventions (``gen_ai.provider.name``, a well-known value where
+    there is one; None: the vendor name; ``gen_ai.operation.name``).
+    """
 
     vendor: Vendor
     label: str
@@ -75,6 +80,8 @@ class ProviderRow:
     summary: str
     reply_mapper_path: str | None = None
     stream_reader_path: str | None = None
+    genai_provider: str | None = None
+    genai_operation: str = "chat"
 
     def adapter_class(self) -> type[Adapter]:
         """Import the provider package (and its SDK) and return its adapter class."""
@@ -153,6 +160,8 @@ _ROWS: tuple[ProviderRow, ...] = (
         summary="Gemini on Vertex AI with Google Search grounding (google-genai, vertexai=True)",
         reply_mapper_path="adapters.vertex.reply:map_vertex_result",
         stream_reader_path="adapters.vertex.stream:VertexStreamReader",
+        genai_provider="gcp.vertex_ai",
+        genai_operation="generate_content",
     ),
 )
 

@@ -87,6 +87,7 @@ class VertexReply:
     model_version: str | None
     finish_reason: str | None
     block_reason: str | None
+    response_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -333,6 +334,7 @@ def map_vertex_reply(response: object, resolved: Mapping[str, str] | None = None
         model_version=text(body.get("modelVersion")),
         finish_reason=text(first.get("finishReason")),
         block_reason=text(mapping(body.get("promptFeedback")).get("blockReason")),
+        response_id=text(body.get("responseId")),
     )
 
 

@@ -76,6 +76,7 @@ def sum_usage(first: Usage, second: Usage) -> Usage:
 def reply_metadata(reply: VertexReply) -> dict[str, Any]:
     """The small, JSON-able extras of a reply worth keeping in the response's metadata."""
     return {
+        "response_id": reply.response_id,
         "finish_reason": reply.finish_reason,
         "tool_call_evidence": list(reply.grounding.tool_call_evidence),
         **reply.grounding.counts(),

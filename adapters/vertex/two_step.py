@@ -67,8 +67,13 @@ def two_step_from_step1(step1: AdapterResult, step2: VertexReply) -> AdapterResu
         metadata={
             **step1_metadata,
             "two_step": True,
+            "response_id": step2.response_id,
             # The citations' spans are offsets into this text, not into the JSON ``content``.
-            "step1": {"content": step1.content, "usage": step1.usage.model_dump()},
+            "step1": {
+                "content": step1.content,
+                "usage": step1.usage.model_dump(),
+                "response_id": step1.metadata.get("response_id"),
+            },
             "step2_finish_reason": step2.finish_reason,
         },
     )

@@ -61,7 +61,9 @@ def test_two_step_result_carries_step1_grounding() -> None:
     assert result.metadata["step1"] == {
         "content": step1.content,
         "usage": step1.usage.model_dump(),
+        "response_id": step1.response_id,
     }
+    assert result.metadata["response_id"] == step2.response_id
     assert result.usage == sum_usage(step1.usage, step2.usage)
     assert result.usage.input_tokens == (step1.usage.input_tokens or 0) + 40
 
