@@ -13,6 +13,7 @@ The cross-provider aggregate of the answers is :func:`router.aggregate.aggregate
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from router.unified_llm_adapter import RequestInput, UnifiedLLMAdapter, shared_r
 __all__ = ["FanoutResult", "Require", "aggregate", "aroute_many", "route_many"]
 
 Require = Literal["any", "all"]
+# The span over a fan-out; each provider's call is a child span of it (router.tracing).
+FANOUT_SPAN = "grounding_router.route_many"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +71,16 @@ def route_many(
     """Ask every vendor of ``vendors`` the same question at once (threads); see the module."""
     chosen = router or shared_router()
     requests = plan_requests(request, vendors, models=models, require=require, router=chosen)
-    with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="route_many") as pool:
-        futures = {vendor: pool.submit(_outcome, chosen, each) for vendor, each in requests.items()}
-        outcomes = {vendor: future.result() for vendor, future in futures.items()}
-    return _finished(outcomes, require)
+    with chosen.tracing.operation(FANOUT_SPAN, _fanout_attributes(requests, require)) as span:
+        with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="route_many") as pool:
+            # Each thread runs in a copy of this context, so the calls' spans are children.
+            futures = {
+                vendor: pool.submit(contextvars.copy_context().run, _outcome, chosen, each)
+                for vendor, each in requests.items()
+            }
+            outcomes = {vendor: future.result() for vendor, future in futures.items()}
+        span.set(_outcome_attributes(outcomes))
+        return _finished(outcomes, require)
 
 
 async def aroute_many(
@@ -85,8 +94,11 @@ async def aroute_many(
     """The async twin of :func:`route_many`: one task per vendor on the running loop."""
     chosen = router or shared_router()
     requests = plan_requests(request, vendors, models=models, require=require, router=chosen)
-    results = await asyncio.gather(*(_aoutcome(chosen, each) for each in requests.values()))
-    return _finished(dict(zip(requests, results, strict=True)), require)
+    with chosen.tracing.operation(FANOUT_SPAN, _fanout_attributes(requests, require)) as span:
+        results = await asyncio.gather(*(_aoutcome(chosen, each) for each in requests.values()))
+        outcomes = dict(zip(requests, results, strict=True))
+        span.set(_outcome_attributes(outcomes))
+        return _finished(outcomes, require)
 
 
 def plan_requests(
@@ -151,6 +163,18 @@ async def _aoutcome(router: UnifiedLLMAdapter, request: LLMRequest) -> LLMRespon
         return await router.aroute(request)
     except RouterError as error:
         return error
+
+
+def _fanout_attributes(requests: Mapping[str, LLMRequest], require: str) -> dict[str, Any]:
+    return {"grounding_router.vendors": list(requests), "grounding_router.require": require}
+
+
+def _outcome_attributes(outcomes: Mapping[str, LLMResponse | RouterError]) -> dict[str, Any]:
+    answered = [vendor for vendor, o in outcomes.items() if isinstance(o, LLMResponse)]
+    return {
+        "grounding_router.answered": answered,
+        "grounding_router.failed": [vendor for vendor in outcomes if vendor not in answered],
+    }
 
 
 def _finished(outcomes: dict[str, LLMResponse | RouterError], require: Require) -> FanoutResult:

@@ -24,6 +24,7 @@ from tenacity import (
 
 from router.errors import ProviderTransientError
 from router.settings import RouterSettings
+from router.tracing import record_retry
 
 __all__ = ["AsyncSleep", "RetryPolicy", "Sleep"]
 
@@ -91,6 +92,7 @@ class RetryPolicy:
 
     def _before_sleep(self, state: RetryCallState) -> None:
         error = _transient_error(state)
+        record_retry(state.attempt_number, state.upcoming_sleep, error)
         log.info(
             "provider_call_retrying",
             attempt=state.attempt_number,

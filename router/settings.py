@@ -91,6 +91,12 @@ class RouterSettings(BaseSettings):
         default=None, description="A price file (TOML) overriding the built-in prices."
     )
 
+    # Tracing (OpenTelemetry, when the application configures it): search queries and cited
+    # URLs and domains go into spans only when asked for, and then capped.
+    trace_content: bool = False
+    trace_content_max_items: int = Field(default=10, ge=1, le=1000)
+    trace_content_max_chars: int = Field(default=256, ge=1, le=10_000)
+
     # Forensics: debug events for every citation extraction step.
     debug_grounding: bool = Field(default=False, validation_alias=_env("DEBUG_GROUNDING"))
 

@@ -38,6 +38,7 @@ from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.stream_call import StreamParts, arun_stream, run_stream
 from router.stream_events import StreamEvent
+from router.tracing import NoSpan, RouteTrace, Tracing
 from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator, run_validators
 
@@ -82,7 +83,8 @@ class UnifiedLLMAdapter:
     from the providers' tables and ``settings.prices``. A price file that cannot be read is a
     ``ConfigurationError`` here, at construction. ``resolver`` replaces the
     ``RedirectResolver`` built from the settings; either is used only while
-    ``settings.resolve_redirects`` is on.
+    ``settings.resolve_redirects`` is on. ``tracer_provider`` is the OpenTelemetry tracer
+    provider of this router's spans, instead of the global one (:mod:`router.tracing`).
     """
 
     def __init__(
@@ -95,6 +97,7 @@ class UnifiedLLMAdapter:
         async_sleep: AsyncSleep = asyncio.sleep,
         prices: PriceBook | None = None,
         resolver: RedirectResolver | None = None,
+        tracer_provider: Any | None = None,
     ) -> None:
         self.settings = settings if settings is not None else RouterSettings()
         self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
@@ -103,6 +106,7 @@ class UnifiedLLMAdapter:
         self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
         self.prices = prices if prices is not None else PriceBook.load(self.settings.prices)
         self._resolver = resolver
+        self.tracing = Tracing(self.settings, tracer_provider)
         for secret in self.settings.secret_values():
             register_secret(secret)
 
@@ -127,29 +131,33 @@ class UnifiedLLMAdapter:
         """Send one request and return the validated response, or raise a ``RouterError``."""
         started = time.perf_counter()
         checked = as_request(request)
-        with grounding_debug(self.settings.debug_grounding):
+        with self.tracing.route(checked) as span, grounding_debug(self.settings.debug_grounding):
             try:
-                return self._route_once(checked, started, attempts_before=0)
+                response = self._route_once(checked, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
                 if not self.settings.reask_on_required_failure:
                     raise
-                self._log_reask(checked, failure)
+                self._log_reask(checked, failure, span)
                 earlier = failure.response.attempts if failure.response else 1
-                return self._route_once(checked, started, attempts_before=earlier)
+                response = self._route_once(checked, started, attempts_before=earlier)
+            span.succeeded(response)
+            return response
 
     async def aroute(self, request: RequestInput) -> LLMResponse:
         """The async twin of :meth:`route`."""
         started = time.perf_counter()
         checked = as_request(request)
-        with grounding_debug(self.settings.debug_grounding):
+        with self.tracing.route(checked) as span, grounding_debug(self.settings.debug_grounding):
             try:
-                return await self._aroute_once(checked, started, attempts_before=0)
+                response = await self._aroute_once(checked, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
                 if not self.settings.reask_on_required_failure:
                     raise
-                self._log_reask(checked, failure)
+                self._log_reask(checked, failure, span)
                 earlier = failure.response.attempts if failure.response else 1
-                return await self._aroute_once(checked, started, attempts_before=earlier)
+                response = await self._aroute_once(checked, started, attempts_before=earlier)
+            span.succeeded(response)
+            return response
 
     def stream(self, request: RequestInput) -> Iterator[StreamEvent]:
         """Stream one request: its events, ending with ``Completed`` (see router.streaming).
@@ -386,7 +394,9 @@ class UnifiedLLMAdapter:
         )
 
     @staticmethod
-    def _log_reask(request: LLMRequest, failure: GroundingRequiredFailedError) -> None:
+    def _log_reask(
+        request: LLMRequest, failure: GroundingRequiredFailedError, span: RouteTrace | NoSpan
+    ) -> None:
         # The answer asked again for is paid for too, but only the final response carries a cost.
         kept = failure.response
         cost = kept.usage.cost if isinstance(kept, LLMResponse) else None
@@ -398,6 +408,7 @@ class UnifiedLLMAdapter:
             reason=failure.reason,
             cost=cost.total if cost is not None else None,
         )
+        span.event("grounding_router.reask", {"grounding_router.reask.reason": failure.reason})
 
 
 Router = UnifiedLLMAdapter

@@ -25,11 +25,14 @@ from router.batch.output import ResultWriter, answer_row, error_row, existing_re
 from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
 from router.settings import RouterSettings
+from router.tracing import Tracing, inject_context
 from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = ["BatchStats", "BatchSummary", "ProgressCallback", "arun_batch", "run_batch"]
 
 ProgressCallback = Callable[[BatchStats], None]
+# The span over a whole run; each routed call of the run is under it (router.tracing).
+BATCH_SPAN = "grounding_router.batch"
 
 log = structlog.get_logger(__name__)
 
@@ -66,6 +69,8 @@ async def arun_batch(
     grace_s: float = 10.0,
     on_progress: ProgressCallback | None = None,
     workers: int = 1,
+    tracer_provider: Any | None = None,
+    worker_setup: Callable[[], None] | None = None,
 ) -> BatchSummary:
     """Run every request of ``input_path`` and write one row per request to ``output_path``.
 
@@ -76,6 +81,12 @@ async def arun_batch(
     uses ``workers`` must call ``run_batch`` under ``if __name__ == "__main__":``.
     An existing, non-empty output file is an error unless ``resume`` (continue it) or
     ``overwrite`` (start over) says what to do with it.
+
+    When tracing is on (:mod:`router.tracing`; ``tracer_provider`` or the global one), the run
+    is one ``grounding_router.batch`` span with every routed call under it. Worker processes
+    continue that trace, each under a ``grounding_router.batch.worker`` span, when they have a
+    tracer provider of their own: ``worker_setup``, a picklable function run at the start of
+    each worker (configure the OpenTelemetry SDK there), or ``opentelemetry-instrument``.
     """
     source, target = Path(input_path), Path(output_path)
     _check_options(concurrency=concurrency, workers=workers, router=router)
@@ -85,47 +96,76 @@ async def arun_batch(
     requests = BatchInput(source)
     stats = BatchStats(total=requests.total)
     stop = stop or asyncio.Event()
+    settings = settings or (router.settings if router is not None else RouterSettings())
+    tracing = router.tracing if router is not None else Tracing(settings, tracer_provider)
     writer = ResultWriter(target, keep_bytes=keep_bytes)
     started = time.perf_counter()
-    try:
-        if workers > 1:
-            from router.batch.workers import WorkerPool
+    with tracing.operation(BATCH_SPAN, _batch_attributes(stats, workers, concurrency)) as span:
+        try:
+            if workers > 1:
+                from router.batch.workers import WorkerPool
 
-            pool = WorkerPool(
-                workers=workers,
-                settings=settings or RouterSettings(),
-                concurrency=concurrency,
-                max_rps=max_rps,
-            )
-            interrupted = await asyncio.to_thread(
-                pool.run,
-                requests,
-                done_ids,
-                writer,
-                stats,
-                should_stop=stop.is_set,
-                grace_s=grace_s,
-                on_row=lambda: on_progress(stats) if on_progress else None,
-            )
-        else:
-            run = _BatchRun(
-                router=router or UnifiedLLMAdapter(settings or RouterSettings()),
-                writer=writer,
-                stats=stats,
-                limiters=limiters,
-                stop=stop,
-                on_progress=on_progress,
-            )
-            try:
-                interrupted = await run.execute(requests, done_ids, concurrency, grace_s)
-            finally:
-                if router is None:
-                    await run.router.aclose()
-    finally:
-        writer.close()
-    summary = stats.summary(elapsed_s=time.perf_counter() - started, interrupted=interrupted)
+                pool = WorkerPool(
+                    workers=workers,
+                    settings=settings,
+                    concurrency=concurrency,
+                    max_rps=max_rps,
+                    setup=worker_setup,
+                    trace_context=inject_context(),
+                )
+                interrupted = await asyncio.to_thread(  # the thread gets this context
+                    pool.run,
+                    requests,
+                    done_ids,
+                    writer,
+                    stats,
+                    should_stop=stop.is_set,
+                    grace_s=grace_s,
+                    on_row=lambda: on_progress(stats) if on_progress else None,
+                )
+            else:
+                run = _BatchRun(
+                    router=router or UnifiedLLMAdapter(settings, tracer_provider=tracer_provider),
+                    writer=writer,
+                    stats=stats,
+                    limiters=limiters,
+                    stop=stop,
+                    on_progress=on_progress,
+                )
+                try:
+                    interrupted = await run.execute(requests, done_ids, concurrency, grace_s)
+                finally:
+                    if router is None:
+                        await run.router.aclose()
+        finally:
+            writer.close()
+        summary = stats.summary(elapsed_s=time.perf_counter() - started, interrupted=interrupted)
+        span.set(_summary_attributes(summary))
     log.info("batch_finished", done=summary.done, skipped=summary.skipped, **summary.outcomes)
     return summary
+
+
+def _batch_attributes(stats: BatchStats, workers: int, concurrency: int) -> dict[str, Any]:
+    return {
+        "grounding_router.batch.total": stats.total,
+        "grounding_router.batch.workers": workers,
+        "grounding_router.batch.concurrency": concurrency,
+    }
+
+
+def _summary_attributes(summary: BatchSummary) -> dict[str, Any]:
+    """The run's counts, and its estimated cost when one currency priced it all."""
+    attributes: dict[str, Any] = {
+        "grounding_router.batch.done": summary.done,
+        "grounding_router.batch.skipped": summary.skipped,
+        "grounding_router.batch.interrupted": summary.interrupted,
+        **{f"grounding_router.batch.outcome.{name}": n for name, n in summary.outcomes.items()},
+    }
+    if len(summary.cost.totals) == 1:
+        (total,) = summary.cost.totals
+        attributes["grounding_router.cost"] = total["total"]
+        attributes["grounding_router.cost.currency"] = total["currency"]
+    return attributes
 
 
 def _check_options(*, concurrency: int, workers: int, router: UnifiedLLMAdapter | None) -> None:

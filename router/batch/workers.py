@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as ProcessEvent
 from typing import Any
 
@@ -32,6 +32,7 @@ from router.batch.output import ResultWriter, answer_row, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
 from router.settings import RouterSettings
+from router.tracing import Tracing, attached_context, force_flush
 from router.types import LLMRequest
 
 __all__ = ["WorkerPool"]
@@ -50,6 +51,8 @@ _TASK_BATCH = 8
 _Task = tuple[int, str]
 # Messages from workers: finished rows (JSON line, facts), or a worker saying it has stopped.
 _Row = tuple[str, RowFacts]
+# A worker's span under the batch span; the calls it routes are its children (router.tracing).
+WORKER_SPAN = "grounding_router.batch.worker"
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,10 @@ class _WorkerConfig:
     concurrency: int
     max_rps: float | None
     batch: int
+    # Run first in each worker (e.g. to configure a tracer provider); must be picklable.
+    setup: Callable[[], None] | None = None
+    # The parent's trace context (W3C headers), so the workers' spans continue its batch trace.
+    trace_context: dict[str, str] = field(default_factory=dict)
 
 
 class WorkerPool:
@@ -70,6 +77,8 @@ class WorkerPool:
         settings: RouterSettings,
         concurrency: int,
         max_rps: float | None,
+        setup: Callable[[], None] | None = None,
+        trace_context: dict[str, str] | None = None,
     ) -> None:
         self._context = multiprocessing.get_context("spawn")
         per_worker = max(1, -(-concurrency // workers))
@@ -80,6 +89,8 @@ class WorkerPool:
             concurrency=per_worker,
             max_rps=max_rps / workers if max_rps else None,
             batch=batch,
+            setup=setup,
+            trace_context=dict(trace_context or {}),
         )
         self._workers = workers
         self._tasks: Any = self._context.Queue(maxsize=max(2, workers * per_worker * 2 // batch))
@@ -261,8 +272,15 @@ def _worker_main(
     """Entry point of a worker process."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-    with contextlib.suppress(KeyboardInterrupt):
+    if config.setup is not None:
+        config.setup()
+    with (
+        contextlib.suppress(KeyboardInterrupt),
+        attached_context(config.trace_context),
+        Tracing(config.settings).operation(WORKER_SPAN, {"grounding_router.batch.worker": number}),
+    ):
         asyncio.run(_worker_loop(config, tasks, results, stop))
+    force_flush()  # os._exit below skips the exit hooks that would export the spans
     results.put(("done", number))
     # Everything is closed and, once the queue has flushed, sent: skip the interpreter's
     # teardown, which would keep the parent waiting about 0.2 s per worker for nothing, the way
