@@ -37,8 +37,8 @@ from router.pricing import Metered, PriceBook
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.stream_call import StreamParts, arun_stream, run_stream
-from router.stream_events import StreamEvent
-from router.tracing import NoSpan, RouteTrace, Tracing
+from router.stream_events import Completed, StreamEvent
+from router.tracing import FIRST_CHUNK_S, STREAM_ABANDONED, NoSpan, RouteTrace, Tracing
 from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator, run_validators
 
@@ -241,44 +241,61 @@ class UnifiedLLMAdapter:
     def _stream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
     ) -> Iterator[StreamEvent]:
-        # The debug switch is set around each step, never held across a yield: a caller may
-        # leave the stream half-read, and it is then closed wherever it is collected.
-        events = run_stream(request, parts, started)
+        # The debug switch and the call's span are set around each step, never held across a
+        # yield: a caller may leave the stream half-read, and it is then closed wherever it is
+        # collected.
+        span = self.tracing.route(request, stream=True)
+        events, issued, delivered = run_stream(request, parts, started), time.perf_counter(), 0
         try:
             while True:
-                with grounding_debug(self.settings.debug_grounding):
+                with grounding_debug(self.settings.debug_grounding), span.active():
                     try:
                         event = next(events)
                     except StopIteration:
                         return
                     except RouterError as error:
                         self._fail(request, error)
+                        span.failed(error)
                         raise
+                _traced_event(span, event, issued=issued, first=not delivered)
+                delivered += 1
                 yield event
+        except GeneratorExit:
+            span.set({STREAM_ABANDONED: True})
+            raise
         finally:
-            with grounding_debug(self.settings.debug_grounding):
+            with grounding_debug(self.settings.debug_grounding), span.active():
                 events.close()
+            span.end()
 
     async def _astream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
     ) -> AsyncIterator[StreamEvent]:
         # As in _stream_events; here it matters most: an async generator left half-read is
         # closed by the event loop in a context of its own, where no outer setting can be reset.
-        events = arun_stream(request, parts, started)
+        span = self.tracing.route(request, stream=True)
+        events, issued, delivered = arun_stream(request, parts, started), time.perf_counter(), 0
         try:
             while True:
-                with grounding_debug(self.settings.debug_grounding):
+                with grounding_debug(self.settings.debug_grounding), span.active():
                     try:
                         event = await anext(events)
                     except StopAsyncIteration:
                         return
                     except RouterError as error:
                         self._fail(request, error)
+                        span.failed(error)
                         raise
+                _traced_event(span, event, issued=issued, first=not delivered)
+                delivered += 1
                 yield event
+        except GeneratorExit:
+            span.set({STREAM_ABANDONED: True})
+            raise
         finally:
-            with grounding_debug(self.settings.debug_grounding):
+            with grounding_debug(self.settings.debug_grounding), span.active():
                 await events.aclose()
+            span.end()
 
     # -- one pass: adapter under retries, then assembly and validation ----------------------
 
@@ -412,6 +429,16 @@ class UnifiedLLMAdapter:
 
 
 Router = UnifiedLLMAdapter
+
+
+def _traced_event(
+    span: RouteTrace | NoSpan, event: StreamEvent, *, issued: float, first: bool
+) -> None:
+    """Note a streamed event on the call's span: the first one's delay, the final response."""
+    if first:
+        span.set({FIRST_CHUNK_S: time.perf_counter() - issued})
+    if isinstance(event, Completed):
+        span.succeeded(event.response)
 
 
 def _check_nesting(result: AdapterResult, limit: int) -> None:

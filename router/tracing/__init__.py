@@ -1,18 +1,18 @@
 """OpenTelemetry spans of routed calls, batches and fan-outs; free when nobody traces.
 
 Install ``grounding-router[otel]`` (``opentelemetry-api`` only) and configure a tracer
-provider the usual way (the OpenTelemetry SDK, ``opentelemetry-instrument``): every ``route()``
-/ ``aroute()`` then makes one CLIENT span named ``{gen_ai.operation.name} {model}`` with the
-GenAI semantic-convention attributes and grounding-router's own (see
-:mod:`router.tracing.attributes`), retries as ``grounding_router.retry`` events, and an error
-status with the reason when it fails. ``route_many`` and batches get a parent span over their
-calls; batch worker processes continue the parent's trace (their spans need a tracer provider in
-each worker: ``worker_setup`` of ``run_batch``, or ``opentelemetry-instrument``, whose setup the
-spawned workers inherit). Without a configured provider nothing is imported and each call costs
-one dictionary lookup.
+provider the usual way (the OpenTelemetry SDK, ``opentelemetry-instrument``): every ``route()``,
+``aroute()``, ``stream()`` and ``astream()`` then makes one CLIENT span named
+``{gen_ai.operation.name} {model}`` with the GenAI semantic-convention attributes and
+grounding-router's own (see :mod:`router.tracing.attributes`), retries as
+``grounding_router.retry`` events, and an error status with the reason when it fails.
+``route_many`` and batches get a parent span over their calls; batch worker processes continue
+the parent's trace (their spans need a tracer provider in each worker: ``worker_setup`` of
+``run_batch``, or ``opentelemetry-instrument``, whose setup the spawned workers inherit).
+Without a configured provider nothing is imported and each call costs one dictionary lookup.
 
-For code built on the router (streaming, fan-outs), :meth:`Tracing.route` gives the span of a
-routed call and :func:`operation_span` / :func:`traced` a span around a larger operation.
+For code built on the router, :meth:`Tracing.route` gives the span of a routed call (streamed
+ones too) and :func:`operation_span` / :func:`traced` a span around a larger operation.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 from router.settings import RouterSettings
 from router.tracing.attributes import (
+    FIRST_CHUNK_S,
+    REQUEST_STREAM,
+    STREAM_ABANDONED,
     AttributeValue,
     ContentPolicy,
     error_attributes,
@@ -36,7 +39,9 @@ from router.tracing.spans import NO_SPAN, NoSpan, OperationSpan, RouteTrace
 from router.types import LLMRequest
 
 __all__ = [
+    "FIRST_CHUNK_S",
     "NO_SPAN",
+    "STREAM_ABANDONED",
     "NoSpan",
     "OperationSpan",
     "RouteTrace",
@@ -66,17 +71,22 @@ class Tracing:
             max_chars=settings.trace_content_max_chars,
         )
 
-    def route(self, request: LLMRequest) -> RouteTrace | NoSpan:
-        """The span of one routed call of ``request``, to use as ``with ... as span``."""
+    def route(self, request: LLMRequest, *, stream: bool = False) -> RouteTrace | NoSpan:
+        """The span of one routed call of ``request``, to use as ``with ... as span``.
+
+        A streamed call's span (``stream``) is used without ``with``: made current by
+        ``span.active()`` around each step of the stream, and ended by ``span.end()``.
+        """
         resolved = resolve_tracer(self.tracer_provider)
         if resolved is None:
             return NO_SPAN
         api, tracer = resolved
         operation, _ = operation_of(request.vendor)
+        attributes = request_attributes(request)
+        if stream:
+            attributes[REQUEST_STREAM] = True
         span = tracer.start_span(
-            f"{operation} {request.model}",
-            kind=api.SpanKind.CLIENT,
-            attributes=request_attributes(request),
+            f"{operation} {request.model}", kind=api.SpanKind.CLIENT, attributes=attributes
         )
         return RouteTrace(api, span, self.content)
 

@@ -24,6 +24,9 @@ from router.errors import GroundingRequiredFailedError, ProviderError, RouterErr
 from router.types import LLMRequest, LLMResponse
 
 __all__ = [
+    "FIRST_CHUNK_S",
+    "REQUEST_STREAM",
+    "STREAM_ABANDONED",
     "AttributeValue",
     "ContentPolicy",
     "error_attributes",
@@ -41,6 +44,8 @@ REQUEST_MODEL = "gen_ai.request.model"
 REQUEST_TEMPERATURE = "gen_ai.request.temperature"
 REQUEST_MAX_TOKENS = "gen_ai.request.max_tokens"
 OUTPUT_TYPE = "gen_ai.output.type"
+REQUEST_STREAM = "gen_ai.request.stream"
+FIRST_CHUNK_S = "gen_ai.response.time_to_first_chunk"
 RESPONSE_ID = "gen_ai.response.id"
 RESPONSE_MODEL = "gen_ai.response.model"
 INPUT_TOKENS = "gen_ai.usage.input_tokens"
@@ -63,6 +68,7 @@ QUERIES_COUNT = PREFIX + "web_search_queries.count"
 TOOL_CALL_COUNT = PREFIX + "tool_call_count"
 ATTEMPTS = PREFIX + "attempts"
 TWO_STEP = PREFIX + "two_step"
+STREAM_ABANDONED = PREFIX + "stream.abandoned"
 COST = PREFIX + "cost"
 COST_CURRENCY = PREFIX + "cost.currency"
 COST_SEARCHES = PREFIX + "cost.searches"

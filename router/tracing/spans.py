@@ -2,14 +2,17 @@
 
 :class:`RouteTrace` is the span of one ``route()`` / ``aroute()`` (or streamed) call: started
 as the current span, so the provider SDK's own spans (and any instrumentation's) nest under it,
-ended once with the response or the error. :class:`OperationSpan` is a plain span around a
+ended once with the response or the error (a stream's span is made current only while the
+router's own code runs, :meth:`OperationSpan.active`, never across a ``yield`` to the caller).
+:class:`OperationSpan` is a plain span around a
 larger operation (``route_many``, a batch): the routed calls made inside it are its children.
 When tracing is off both are the shared :data:`NO_SPAN`, whose methods do nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import TracebackType
 from typing import Any, Self
 
@@ -49,7 +52,14 @@ class NoSpan:
     def failed(self, _error: BaseException) -> None:
         return None
 
+    def active(self) -> AbstractContextManager[None]:
+        return _INACTIVE
 
+    def end(self, _error: BaseException | None = None) -> None:
+        return None
+
+
+_INACTIVE = nullcontext()
 NO_SPAN = NoSpan()
 
 
@@ -60,13 +70,14 @@ class OperationSpan:
     routed call's own span records its error itself; see :class:`RouteTrace`).
     """
 
-    __slots__ = ("_api", "_ended", "_span", "_token")
+    __slots__ = ("_api", "_closed", "_ended", "_span", "_token")
 
     def __init__(self, api: Any, span: Any) -> None:
         self._api = api
         self._span = span
         self._token: object | None = None
-        self._ended = False
+        self._ended = False  # the outcome is recorded
+        self._closed = False  # the span is ended
 
     def __enter__(self) -> Self:
         from opentelemetry import context
@@ -82,11 +93,28 @@ class OperationSpan:
     ) -> None:
         from opentelemetry import context
 
-        if exc is not None and not self._ended:
-            self.failed(exc)
         if self._token is not None:
             context.detach(self._token)  # type: ignore[arg-type]
-        self._span.end()
+        self.end(exc)
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        """The span current for the block only: what a generator does between its yields."""
+        from opentelemetry import context
+
+        token = context.attach(self._api.set_span_in_context(self._span))
+        try:
+            yield
+        finally:
+            context.detach(token)
+
+    def end(self, error: BaseException | None = None) -> None:
+        """End the span once; an ``error`` not yet recorded marks it as failed."""
+        if error is not None and not self._ended:
+            self.failed(error)
+        if not self._closed:
+            self._closed = True
+            self._span.end()
 
     def set(self, attributes: Mapping[str, AttributeValue]) -> None:
         """Add attributes to the span."""
