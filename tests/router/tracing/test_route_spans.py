@@ -6,7 +6,6 @@ SDK clients to the loopback emulator.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,14 +20,6 @@ from support.emulated import MODELS, VENDORS, grounded_request
 from support.otel import in_memory_provider
 
 PROVIDER_NAMES = {"openai": ("chat", "openai"), "vertex": ("generate_content", "gcp.vertex_ai")}
-
-
-@pytest.fixture
-def traced(emulator: Emulator) -> Iterator[tuple[UnifiedLLMAdapter, InMemorySpanExporter]]:
-    provider, exporter = in_memory_provider()
-    settings = emulated_settings(emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0)
-    with UnifiedLLMAdapter(settings, tracer_provider=provider) as router:
-        yield router, exporter
 
 
 def only_span(exporter: InMemorySpanExporter) -> ReadableSpan:

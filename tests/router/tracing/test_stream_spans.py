@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
 from router import Completed, GroundingRequiredFailedError, UnifiedLLMAdapter
-from router.emulated import emulated_settings
-from router.emulator import Emulator
 from support.emulated import MODELS, VENDORS, grounded_request
-from support.otel import in_memory_provider
-
-
-@pytest.fixture
-def traced(emulator: Emulator) -> Iterator[tuple[UnifiedLLMAdapter, InMemorySpanExporter]]:
-    provider, exporter = in_memory_provider()
-    settings = emulated_settings(emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0)
-    with UnifiedLLMAdapter(settings, tracer_provider=provider) as router:
-        yield router, exporter
 
 
 @pytest.mark.parametrize("vendor", VENDORS)
