@@ -22,6 +22,13 @@ The base class gives the rest of the :class:`adapters.base.StreamReader` protoco
 - ``finish(strict)`` returns that mapped result (mapping the body so far when the stream never
   completed), with the reader's warnings added: chunks skipped, a stream cut short, streamed
   text that the final reply contradicts.
+
+A stream the provider ends with an error (OpenAI ``response.failed`` or an ``error`` event, a
+Gemini error chunk) is reported with ``self._failed(message, transient=...)``: the stream is
+over, ``finish(strict=True)`` raises ``ProviderTransientError`` (transient failures: server
+errors, rate limits) or ``ResponseParseError`` (the rest), both with ``reason="stream_failed"``
+and the provider's message, and ``finish(strict=False)`` keeps the message as a warning. A
+failed stream never completes into an answer.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from typing import Any
 import structlog
 
 from adapters.base import AdapterResult, ReplyMapper
-from router.errors import ResponseParseError
+from router.errors import ProviderTransientError, ResponseParseError, RouterError
 from router.stream_events import EventBuffer, StreamEvent
 from router.types import LLMRequest
 
@@ -46,6 +53,8 @@ class StreamReaderBase:
 
     label = "provider"
     """The provider's name in warnings."""
+    vendor: str | None = None
+    """The vendor the errors of a failed stream name."""
 
     def __init__(self, request: LLMRequest, mapper: ReplyMapper) -> None:
         self.request = request
@@ -58,6 +67,7 @@ class StreamReaderBase:
         self._announced_queries: dict[str, None] = {}
         self._result: AdapterResult | None = None
         self._error: ResponseParseError | None = None
+        self._failure: RouterError | None = None
         self._warnings: list[str] = []
 
     # -- the protocol ----------------------------------------------------------------------
@@ -92,6 +102,8 @@ class StreamReaderBase:
         if self._result is None:
             self._map()
         assert self._result is not None
+        if strict and self._failure is not None:
+            raise self._failure
         if strict and self._error is not None:
             raise self._error
         result = self._result
@@ -130,6 +142,17 @@ class StreamReaderBase:
         self._announced_calls += 1
         self._announced_queries.update(dict.fromkeys(queries))
         self.events.search(tuple(queries))
+
+    def _failed(self, message: str, *, transient: bool) -> None:
+        """The provider ended the stream with an error (see the module docstring)."""
+        said = f"{self.label}: the stream failed after {self.events.delivered} characters: "
+        said += message[:300]
+        self._warnings.append(said)
+        if self._failure is None:
+            error_class = ProviderTransientError if transient else ResponseParseError
+            self._failure = error_class(said, vendor=self.vendor, reason="stream_failed")
+        self._complete = True
+        self._map()
 
     def _completed(self) -> None:
         """The provider's last event arrived: map the final body and reconcile the events."""

@@ -8,7 +8,8 @@ streaming adapter, its own retry policy and the last step of its ``route()``; :f
    retry policy: a transient error (or a stream that ends before any event) before that point
    is retried like a ``route()`` call.
 2. Deliver events as the chunks come. An error from here on is not retried: a transient one
-   becomes ``ProviderTransientError(reason="stream_cut")`` saying what was delivered.
+   becomes ``ProviderTransientError(reason="stream_cut")`` saying what was delivered (or
+   ``"stream_failed"`` when the provider ended the stream with an error event).
 3. A stream that ends before the provider's last event is cut short: the same error.
 4. The adapter's final result (``finish_stream``: the reader's result, raising
    ``ResponseParseError`` as ``route()`` would, and any follow-up call: Vertex's JSON reshape,
@@ -118,7 +119,7 @@ def _broke(request: LLMRequest, delivered: _Delivered, error: RouterError) -> Ro
         "answer is incomplete",
         vendor=request.vendor,
         status_code=error.status_code,
-        reason="stream_cut",
+        reason="stream_failed" if error.reason == "stream_failed" else "stream_cut",
     )
     broken.__cause__ = error
     return broken
@@ -175,7 +176,12 @@ def run_stream(
         _close(chunks)
     if not reader.complete:
         raise _cut(request, delivered, count, "before its last event")
-    result = _guarded(parts, lambda: parts.adapter.finish_stream(request, parts.settings, reader))
+    try:
+        result = _guarded(
+            parts, lambda: parts.adapter.finish_stream(request, parts.settings, reader)
+        )
+    except ProviderTransientError as error:
+        raise _broke(request, delivered, error) from error
     _guarded(parts, lambda: parts.resolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))
@@ -257,9 +263,12 @@ async def arun_stream(
         await _aclose(chunks)
     if not reader.complete:
         raise _cut(request, delivered, count, "before its last event")
-    result = await _aguarded(
-        parts, lambda: parts.adapter.afinish_stream(request, parts.settings, reader)
-    )
+    try:
+        result = await _aguarded(
+            parts, lambda: parts.adapter.afinish_stream(request, parts.settings, reader)
+        )
+    except ProviderTransientError as error:
+        raise _broke(request, delivered, error) from error
     await _aguarded(parts, lambda: parts.aresolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))

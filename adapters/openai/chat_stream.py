@@ -50,6 +50,7 @@ class ChatStreamReader(StreamReaderBase):
     """Reads one Chat Completions stream (see the module docstring)."""
 
     label = "OpenAI chat"
+    vendor = "openai"
 
     def __init__(self, request: LLMRequest) -> None:
         super().__init__(request, map_openai_reply)

@@ -23,7 +23,9 @@ A Responses stream (provider-quirks section 1, "Streaming") is read like this:
   ``content_part.done``, ``output_item.done`` and ``response.completed`` repeat are not read
   as new ones: citations of the stream come from the annotation events, the final ones from
   the final body alone.
-- ``error``: the stream failed; its message becomes a warning, and the stream stays incomplete.
+- ``response.failed`` and ``error``: the stream failed (its error's code says whether a retry
+  could help: ``server_error``, ``rate_limit_exceeded``); the reader ends there, and its result
+  raises (see :mod:`adapters.stream_reader`).
 
 Without a ``response.completed`` the final body is rebuilt from the events: the response as
 ``response.created`` announced it, with the output items as ``output_item.done`` gave them and
@@ -49,7 +51,8 @@ from router.types import Citation, LLMRequest, Span
 
 __all__ = ["OpenAIStreamReader", "ResponsesStreamReader", "is_responses_event"]
 
-_FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+_FINAL_EVENTS = ("response.completed", "response.incomplete")
+_TRANSIENT_CODES = ("server_error", "rate_limit_exceeded", "internal_error", "timeout")
 _START_EVENTS = ("response.created", "response.in_progress", "response.queued")
 
 
@@ -74,6 +77,7 @@ class ResponsesStreamReader(StreamReaderBase):
     """Reads one Responses API stream (see the module docstring)."""
 
     label = "OpenAI"
+    vendor = "openai"
 
     def __init__(self, request: LLMRequest) -> None:
         super().__init__(request, map_openai_reply)
@@ -118,13 +122,26 @@ class ResponsesStreamReader(StreamReaderBase):
             response = chunk.get("response")
             if isinstance(response, dict):
                 self._response = {key: value for key, value in response.items() if key != "output"}
+        elif kind == "response.failed":
+            response = chunk.get("response")
+            if isinstance(response, dict):
+                if response.get("output"):
+                    self._final = response
+                else:  # the events hold what was said before it failed
+                    self._response.update(
+                        {key: value for key, value in response.items() if key != "output"}
+                    )
+            error = response.get("error") if isinstance(response, dict) else None
+            self._error_event(error if isinstance(error, dict) else {})
         elif kind == "error":
-            message = chunk.get("message")
-            self._warnings.append(
-                f"OpenAI stream: error event: {message if isinstance(message, str) else chunk}"
-            )
+            self._error_event(chunk)
         elif not isinstance(kind, str):
             self.skipped += 1
+
+    def _error_event(self, error: Mapping[str, Any]) -> None:
+        code, message = error.get("code"), error.get("message")
+        said = message if isinstance(message, str) and message else "no message"
+        self._failed(f"{said} (code {code})", transient=code in _TRANSIENT_CODES)
 
     def _delta(self, chunk: Mapping[str, Any]) -> None:
         where = _where(chunk)

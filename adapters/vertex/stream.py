@@ -15,7 +15,8 @@ last chunk of a candidate has its ``finishReason`` and the usage (provider-quirk
   concatenated answer, converted to characters by the same code as for a final body, and a
   span that reaches past the text delivered so far waits until the text is there.
 - The stream completes when every candidate has its ``finishReason``; the base class then maps
-  the final body and reconciles the events with it.
+  the final body and reconciles the events with it. An error chunk (``{"error": {...}}``) ends
+  the stream as failed (429 and 5xx codes transient).
 
 The final body merges the chunks: per candidate, consecutive text parts of the same kind
 (answer or thought) concatenated, other parts kept in order; grounding metadata merged key by
@@ -63,6 +64,7 @@ class VertexStreamReader(StreamReaderBase):
     """Reads one ``streamGenerateContent`` stream (see the module docstring)."""
 
     label = "Vertex AI"
+    vendor = "vertex"
 
     def __init__(self, request: LLMRequest) -> None:
         super().__init__(request, map_vertex_result)
@@ -88,9 +90,10 @@ class VertexStreamReader(StreamReaderBase):
             return
         if "error" in body:
             error = mapping(body.get("error"))
-            self._warnings.append(
-                f"Vertex AI stream: error chunk: {text(error.get('message')) or body['error']}"
-            )
+            code = error.get("code")
+            said = text(error.get("message")) or str(body["error"])[:200]
+            transient = isinstance(code, int) and (code == 429 or code >= 500)
+            self._failed(f"{said} (code {code})", transient=transient)
             return
         for key, value in body.items():
             if key != "candidates":

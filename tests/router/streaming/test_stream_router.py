@@ -194,3 +194,31 @@ async def test_an_async_stream_left_half_read_closes_cleanly(router: Router, ven
         await asyncio.sleep(0)
     await router.aclose()
     assert reported == []
+
+
+def test_a_stream_the_provider_fails_raises_after_its_text(
+    router: Router, emulator: Emulator
+) -> None:
+    """A response.failed after some text: the text was delivered, then stream_failed, no retry."""
+    import json
+
+    from support.recorded import load_events, recorded_files
+
+    (path,) = recorded_files("mirascope/openai_responses_gpt4o_stream.sse.txt")
+    events = load_events(path)
+    first = next(i for i, e in enumerate(events) if e["type"] == "response.output_text.delta")
+    failed = {
+        "type": "response.failed",
+        "response": {"status": "failed", "error": {"code": "server_error", "message": "boom"}},
+    }
+    body = "".join(f"data: {json.dumps(e)}\n\n" for e in [*events[: first + 5], failed])
+    emulator.enqueue_reply("openai", body.encode(), content_type="text/event-stream")
+    before = len(emulator.requests)
+    delivered: list[StreamEvent] = []
+    with pytest.raises(ProviderTransientError) as raised:
+        delivered.extend(router.stream(_request("openai", f"{QUESTION} failed")))
+    assert raised.value.reason == "stream_failed"
+    assert "boom" in str(raised.value)
+    assert f"{len(_text(delivered))} characters" in str(raised.value)
+    assert _text(delivered)
+    assert len(emulator.requests) == before + 1
