@@ -36,7 +36,15 @@ registry row (:mod:`adapters.registry`) by import path:
       the invariant the stream tests check on every recorded stream.
 
     The text of the ``TextDelta`` events a reader emits, concatenated, is the ``content`` of
-    ``finish()``; its citation events follow :mod:`router.stream_events`.
+    ``finish()``; its citation events follow :mod:`router.stream_events`. A provider's reader
+    subclasses :class:`adapters.stream_reader.StreamReaderBase`, which gives all of this but
+    ``_read(chunk)`` and ``final_body()`` (including the reconciliation with the final body, and
+    failed streams: a provider error event ends the stream and ``finish(strict=True)`` raises).
+
+    The stream suites cover a provider's reader by themselves: every recorded stream under
+    ``tests/data/recorded`` that its reader completes is checked against its golden row in
+    ``tests/data/recorded_streams.json`` and the invariants above, and split and mutated at
+    random; a stream no reader completes is listed in ``tests/data/streams_unread.json``.
 
 ``StreamingAdapter`` methods, for providers whose registry row says ``streaming=True``:
     ``stream(request, settings)`` / ``astream(...)`` send the streaming call once (no retries)
@@ -45,7 +53,7 @@ registry row (:mod:`adapters.registry`) by import path:
     ``finish_stream(request, settings, reader)`` / ``afinish_stream`` are called once the
     reader has completed and return the final result: ``reader.finish(strict=True)``, plus what
     the provider does after a streamed answer (Vertex: the JSON reshape of grounded JSON,
-    DESIGN.md section 4, and the redirect resolver when it is on, mapping ``final_body()``).
+    DESIGN.md section 4). The router then resolves redirect links as it does for ``route()``.
 """
 
 from __future__ import annotations
