@@ -7,11 +7,13 @@ a partial line off, and appends after the last complete one: every request_id en
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import structlog
 
@@ -25,8 +27,10 @@ if TYPE_CHECKING:
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = [
+    "OutputWriteError",
     "ResultWriter",
     "answer_row",
+    "check_output_path",
     "error_row",
     "existing_request_ids",
     "row_text",
@@ -127,36 +131,124 @@ def _row_id(data: bytes) -> str | None:
     return request_id if isinstance(request_id, str) else None
 
 
+def check_output_path(source: Path, target: Path) -> None:
+    """Refuse an output that is not a regular file, or that is the input file itself.
+
+    A batch truncates, appends to and reads back its output: done to a device, a FIFO or a
+    directory that is nonsense at best (as root, deleting ``/dev/full``), and done to the input
+    it destroys the requests. The same file is recognised by device and inode, so a symlink, a
+    hard link or another spelling of the path is refused too.
+    """
+    try:
+        found = target.stat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(found.st_mode):
+        raise ValueError(
+            f"{target} is not a regular file (a device, a FIFO or a directory): "
+            "the output must be a file the batch can truncate, append to and read back"
+        )
+    if os.path.samestat(found, source.stat()):
+        raise ValueError(f"{target} is the input file itself: give another output file")
+
+
+class OutputWriteError(OSError):
+    """The output file could not be opened or written: disk full, read-only, too large.
+
+    Every row written before the failure is complete and kept (a row cut short is removed where
+    the file system allows, and skipped by ``--resume`` otherwise); a resumed run finishes the
+    rest once the cause is fixed. A file that could not be opened was not changed at all.
+    """
+
+    def __init__(self, path: Path, cause: OSError, *, rows_written: int | None = None) -> None:
+        reason = cause.strerror or str(cause)
+        super().__init__(cause.errno, reason)
+        self.filename = str(path)
+        self.rows_written = rows_written or 0
+        if rows_written is None:
+            self.message = f"cannot write {path}: {reason} (the file was not changed)"
+        else:
+            self.message = (
+                f"cannot write {path}: {reason}; this run wrote {rows_written} rows before it, "
+                "and they, like any before them, are complete and kept: fix the cause and run "
+                "again with --resume to finish"
+            )
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class ResultWriter:
-    """Appends rows to the output file; the only writer of that file."""
+    """Appends rows to the output file; the only writer of that file.
+
+    Opening it cuts the file to ``keep_bytes`` (the complete rows a resumed run keeps, 0 for a
+    fresh or overwritten run): it is opened only once everything else about the run has been
+    checked, so a run that cannot start leaves the file as it was. The first failed write
+    (:class:`OutputWriteError`) stops all writing: the same error is raised for every row after.
+    """
 
     def __init__(self, path: Path, *, keep_bytes: int = 0) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Open for update without truncating, then cut to the complete rows (0 for a fresh run).
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        self._handle = os.fdopen(fd, "r+b")
-        self._handle.truncate(keep_bytes)
-        self._handle.seek(keep_bytes)
+        self.path = path
         self.rows_written = 0
+        self.failure: OutputWriteError | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise OutputWriteError(path, exc) from exc
+        try:
+            if not stat.S_ISREG(os.fstat(self._fd).st_mode):
+                raise ValueError(f"{path} is not a regular file")
+            os.ftruncate(self._fd, keep_bytes)
+            os.lseek(self._fd, keep_bytes, os.SEEK_SET)
+        except OSError as exc:
+            os.close(self._fd)
+            raise OutputWriteError(path, exc) from exc
+        except ValueError:
+            os.close(self._fd)
+            raise
+        self._length = keep_bytes
 
     def write(self, row: Mapping[str, Any]) -> None:
-        """Write one row as one line, and flush it to the operating system at once."""
+        """Write one row as one line, handed to the operating system at once."""
         self.write_line(row_text(row))
 
     def write_line(self, line: str) -> None:
         """Write an already serialised row (from a worker process)."""
+        if self.failure is not None:
+            raise self.failure
         # A configured secret a provider quoted back never reaches the file, in any encoding.
         line = redact_text(line, shapes=False)
         # A lone surrogate (from a provider's "\ud800" escape) cannot be UTF-8: written as the
         # JSON escape it came as. JSON text holds non-ASCII only inside strings, so it is valid.
-        self._handle.write(line.encode("utf-8", "backslashreplace") + b"\n")
-        self._handle.flush()
+        encoded = line.encode("utf-8", "backslashreplace") + b"\n"
+        unwritten = memoryview(encoded)
+        try:
+            while unwritten:  # a write may take only part of a row, on a nearly full disk
+                unwritten = unwritten[os.write(self._fd, unwritten) :]
+        except OSError as exc:
+            self._fail(exc)
+        self._length += len(encoded)
         self.rows_written += 1
 
+    def _fail(self, cause: OSError) -> NoReturn:
+        """Remove what part of the row was written, remember the failure, raise it."""
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, self._length)
+            os.lseek(self._fd, self._length, os.SEEK_SET)
+        self.failure = OutputWriteError(self.path, cause, rows_written=self.rows_written)
+        raise self.failure from cause
+
     def close(self) -> None:
-        """Flush to disk and close."""
-        if self._handle.closed:
+        """Flush to disk and close; a failure to flush is a write failure like any other."""
+        if self._fd < 0:
             return
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
+        fd, self._fd = self._fd, -1
+        try:
+            if self.failure is None:
+                os.fsync(fd)
+        except OSError as exc:
+            self.failure = OutputWriteError(self.path, exc, rows_written=self.rows_written)
+            raise self.failure from exc
+        finally:
+            os.close(fd)

@@ -21,14 +21,28 @@ import structlog
 
 from router.batch.input import BatchInput, BatchItem
 from router.batch.limits import RateLimits
-from router.batch.output import ResultWriter, answer_row, error_row, existing_request_ids
+from router.batch.output import (
+    OutputWriteError,
+    ResultWriter,
+    answer_row,
+    check_output_path,
+    error_row,
+    existing_request_ids,
+)
 from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
 from router.settings import RouterSettings
 from router.tracing import Tracing, inject_context
 from router.unified_llm_adapter import UnifiedLLMAdapter
 
-__all__ = ["BatchStats", "BatchSummary", "ProgressCallback", "arun_batch", "run_batch"]
+__all__ = [
+    "BatchStats",
+    "BatchSummary",
+    "OutputWriteError",
+    "ProgressCallback",
+    "arun_batch",
+    "run_batch",
+]
 
 ProgressCallback = Callable[[BatchStats], None]
 # The span over a whole run; each routed call of the run is under it (router.tracing).
@@ -80,7 +94,11 @@ async def arun_batch(
     Workers are spawned, and a spawned process re-imports the calling script: a script that
     uses ``workers`` must call ``run_batch`` under ``if __name__ == "__main__":``.
     An existing, non-empty output file is an error unless ``resume`` (continue it) or
-    ``overwrite`` (start over) says what to do with it.
+    ``overwrite`` (start over) says what to do with it; an output that is not a regular file,
+    or is the input itself, is refused (``ValueError``). Nothing is cut from the output before
+    every check has passed and the input has been read through once. When the output cannot be
+    written (disk full, read-only), the run stops with :class:`OutputWriteError`, every row
+    written before it complete and kept for ``resume``.
 
     When tracing is on (:mod:`router.tracing`; ``tracer_provider`` or the global one), the run
     is one ``grounding_router.batch`` span with every routed call under it. Worker processes
@@ -182,12 +200,11 @@ def _check_paths(source: Path, target: Path, *, resume: bool, overwrite: bool) -
         raise FileNotFoundError(f"input file not found: {source}")
     if resume and overwrite:
         raise ValueError("resume and overwrite contradict each other: choose one")
+    check_output_path(source, target)
     if target.exists() and target.stat().st_size > 0 and not (resume or overwrite):
         raise FileExistsError(
             f"{target} already holds results: resume to continue it, or overwrite to start over"
         )
-    if overwrite:
-        target.unlink(missing_ok=True)
 
 
 class _BatchRun:
@@ -219,22 +236,41 @@ class _BatchRun:
         queue: asyncio.Queue[BatchItem | None] = asyncio.Queue(maxsize=concurrency * 2)
         producer = asyncio.create_task(self._produce(requests, done_ids, queue, concurrency))
         consumers = [asyncio.create_task(self._consume(queue)) for _ in range(concurrency)]
-        workers = asyncio.gather(producer, *consumers)
+        tasks = [producer, *consumers]
+        work = asyncio.gather(*tasks)
         stopped = asyncio.create_task(self.stop.wait())
-        either: set[asyncio.Future[Any]] = {workers, stopped}
+        either: set[asyncio.Future[Any]] = {work, stopped}
         await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-        if workers.done():
+        if work.done():
             stopped.cancel()
-            workers.result()  # surface a bug in the runner itself rather than hide it
+            try:
+                work.result()
+            except Exception:
+                # The output cannot be written (or the runner has a bug): the other tasks
+                # would wait forever on a queue nobody serves any more, so they end here too.
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
             return not self.input_exhausted or self.abandoned > 0
         log.warning(
             "batch_stopping", in_flight=sum(not c.done() for c in consumers), grace_s=grace_s
         )
         producer.cancel()
+        await asyncio.gather(producer, return_exceptions=True)
+        # What is queued but not started gets no row (a resume runs it); the consumers finish
+        # what they hold and then find their end markers, there being room for them now.
+        while not queue.empty():
+            if queue.get_nowait() is not None:
+                self.abandoned += 1
+        for _ in consumers:
+            queue.put_nowait(None)
         _, pending = await asyncio.wait(consumers, timeout=grace_s)
         for task in pending:
             task.cancel()
         await asyncio.gather(*consumers, producer, return_exceptions=True)
+        if self.writer.failure is not None:
+            raise self.writer.failure  # a row finished in the grace period found no room
         return True
 
     async def _produce(
@@ -244,21 +280,22 @@ class _BatchRun:
         queue: asyncio.Queue[BatchItem | None],
         concurrency: int,
     ) -> None:
-        try:
-            for item in requests:
-                if item.request_id in done_ids:
-                    self.stats.skipped += 1
-                    continue
-                if item.error is not None or item.request is None:
-                    self._record(item, error=item.error)
-                    continue
-                await queue.put(item)
-                if self.stop.is_set():
-                    return
+        for item in requests:
+            if item.request_id in done_ids:
+                self.stats.skipped += 1
+                continue
+            if item.error is not None or item.request is None:
+                self._record(item, error=item.error)
+                continue
+            await queue.put(item)
+            if self.stop.is_set():
+                break
+        else:
             self.input_exhausted = True
-        finally:
-            for _ in range(concurrency):
-                await queue.put(None)
+        # Not in a `finally`: a producer that failed or was cancelled must not wait to hand end
+        # markers to consumers that may be gone (the run hung there when the disk filled).
+        for _ in range(concurrency):
+            await queue.put(None)
 
     async def _consume(self, queue: asyncio.Queue[BatchItem | None]) -> None:
         while (item := await queue.get()) is not None:

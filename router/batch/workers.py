@@ -151,6 +151,8 @@ class WorkerPool:
         finished: set[int] = set()
         deadline: float | None = None
         while len(finished) < self._workers:
+            if feeder.failure is not None:
+                raise feeder.failure  # an error row it could not write, or a bug
             if deadline is None and should_stop():
                 log.warning("batch_stopping", workers=self._workers, grace_s=grace_s)
                 feeder.halt()
@@ -223,11 +225,19 @@ class _Feeder(threading.Thread):
         self._halted = threading.Event()
         self.write_lock = threading.Lock()
         self.exhausted = False
+        self.failure: BaseException | None = None
 
     def halt(self) -> None:
         self._halted.set()
 
     def run(self) -> None:
+        try:
+            self._feed()
+        except BaseException as exc:  # the collector raises it: a silent death would hang the run
+            self.failure = exc
+            self._halted.set()
+
+    def _feed(self) -> None:
         batch: list[_Task] = []
         for item in self._requests:
             if item.request_id in self._done_ids:

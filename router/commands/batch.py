@@ -22,7 +22,8 @@ request to OUT: {"request_id", "ok", "line", "request", "response"} or, for a fa
 Lines without a request_id, or with a blank one, get one derived from their line number and
 content; a repeated id's row is renamed <id>#line<N>. Rows are written and flushed as results
 arrive; --resume skips the request_ids already in OUT, so an interrupted or killed run can be
-finished without duplicates.
+finished without duplicates. OUT must be a regular file and not the input; when it cannot be
+written (disk full, read-only), the run stops with exit code 2, every row written kept.
 Ctrl-C (or SIGTERM) stops feeding new requests, lets those in flight finish for --grace-s
 seconds, flushes, prints the summary and exits 130; a second Ctrl-C stops at once."""
 
@@ -58,7 +59,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--resume", action="store_true", help="continue OUT, skipping ids in it")
-    mode.add_argument("--overwrite", action="store_true", help="discard an existing OUT")
+    mode.add_argument(
+        "--overwrite", action="store_true", help="empty an existing OUT once the run starts"
+    )
     parser.add_argument(
         "--summary-json", type=Path, metavar="FILE", help="also write the summary as JSON"
     )
@@ -100,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with BatchProgress(enabled=args.progress) as progress:
             summary = asyncio.run(_run(args, progress))
-    except (FileNotFoundError, FileExistsError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
+        # A missing or unreadable input, an output refused, full or read-only (the rows written
+        # before are kept, and the message says so): all the files' fault, none a crash.
         print(f"grounding-router batch: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     except asyncio.CancelledError:

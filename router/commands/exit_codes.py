@@ -12,7 +12,7 @@ class ExitCode(IntEnum):
 
     OK = 0
     FAILURE = 1  # an unexpected error; a bug report is welcome
-    BAD_INPUT = 2  # bad flags, bad request, unreadable file (argparse uses 2 as well)
+    BAD_INPUT = 2  # bad flags, bad request, a file that cannot be read or written (argparse: 2)
     GROUNDING_REQUIRED_FAILED = 3  # REQUIRED grounding was asked for and not delivered
     PROVIDER_ERROR = 4  # the provider failed or rejected the call
     CONFIGURATION_ERROR = 5  # a key, project or location is missing

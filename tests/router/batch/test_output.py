@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
+import pytest
+
 from router.batch import run_batch
-from router.batch.output import ResultWriter
+from router.batch.output import OutputWriteError, ResultWriter
 from router.emulator import Emulator
 from support.emulated import emulator_settings
+from support.file_limits import file_size_limit
 
 
 def test_row_with_lone_surrogates_is_written_as_json_escapes(tmp_path: Path) -> None:
@@ -51,3 +56,27 @@ def test_provider_error_with_lone_surrogates_costs_no_row(tmp_path: Path) -> Non
     assert summary.outcomes == {"ok": 1, "provider_error": 1}
     assert [row["request_id"] for row in rows] == ["first", "second"]
     assert rows[0]["error"]["provider_message"] == "bad \ud800 thing"
+
+
+def test_a_row_that_does_not_fit_is_removed_whole_and_writing_stops(tmp_path: Path) -> None:
+    """The failed row leaves no partial line; every later write raises the same error."""
+    path = tmp_path / "out.jsonl"
+    writer = ResultWriter(path)
+    writer.write({"request_id": "fits"})
+    with file_size_limit(1 << 20), pytest.raises(OutputWriteError) as caught:
+        writer.write({"request_id": "too big", "padding": "x" * (2 << 20)})
+    assert caught.value.errno == errno.EFBIG
+    assert caught.value.rows_written == 1
+    assert "this run wrote 1 rows before it" in str(caught.value)
+    with pytest.raises(OutputWriteError) as again:
+        writer.write({"request_id": "small"})
+    assert again.value is caught.value
+    writer.close()
+    assert path.read_text() == '{"request_id":"fits"}\n'
+
+
+def test_a_device_is_never_opened_for_rows(tmp_path: Path) -> None:
+    """The writer itself refuses what is not a regular file, before cutting anything."""
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(ValueError, match="not a regular file"):
+        ResultWriter(tmp_path / "fifo")
