@@ -70,6 +70,9 @@ class RouterSettings(BaseSettings):
 
     # REQUIRED grounding: ask once more when the model skipped the search.
     reask_on_required_failure: bool = False
+    # OpenAI: force the hosted search (tool_choice="required") for REQUIRED requests. Off: some
+    # models and deployments reject a forced hosted tool; REQUIRED is post-validated either way.
+    openai_force_search: bool = False
 
     # Optional resolution of redirect URLs to find the true source domain (network; off).
     resolve_redirects: bool = False

@@ -1,7 +1,8 @@
 """OpenAIAdapter: the Responses API through the official ``openai`` client.
 
 The adapter builds the call (:mod:`adapters.openai.request`), sends it once with the SDK's
-retries off (the router's retry layer owns retries), translates SDK errors at the boundary
+retries off (the router's retry layer owns retries; only a refused forced tool or ``web_search``
+gets one changed request, :mod:`adapters.openai.fallbacks`), translates SDK errors at the boundary
 (:mod:`adapters.openai.errors`, which documents how each failure is classified) and maps the
 reply with pure functions (:mod:`adapters.openai.reply`, :mod:`adapters.openai.citations`).
 The call goes through the client's documented generic ``post`` with the prepared body and
@@ -23,8 +24,8 @@ longer running, and a loop that shuts down the way ``asyncio.run`` does closes i
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
@@ -36,9 +37,10 @@ from adapters.openai.citations import (
     extract_openai_grounding,
 )
 from adapters.openai.errors import KEY_SETTING, translate_openai_errors
+from adapters.openai.fallbacks import fallback_for
 from adapters.openai.reply import map_openai_reply
 from adapters.openai.request import build_response_params
-from router.errors import ConfigurationError
+from router.errors import ConfigurationError, ProviderRequestError
 from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
@@ -54,6 +56,7 @@ __all__ = [
 ]
 
 _log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 RESPONSES_PATH = "/responses"
 
@@ -74,49 +77,58 @@ class OpenAIAdapter:
         )
 
     def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
-        """Send ``request`` once and map the reply (no retries here)."""
+        """Send ``request`` once and map the reply (no retries here, but for the changed
+        request a refused forced tool or ``web_search`` gets, :mod:`adapters.openai.fallbacks`)."""
         key = _client_key(settings)
-        params = build_response_params(request)
         client = self._client(key)
-        with translate_openai_errors(secret=key[0]):
-            body = client.post(
-                RESPONSES_PATH,
-                body=params,
-                cast_to=object,
-                options={"timeout": _timeout(request, settings)},
-            )
-        return self._mapped(body, request)
+        timeout = _timeout(request, settings)
+        body, fallbacks = _sent(
+            lambda params: client.post(
+                RESPONSES_PATH, body=params, cast_to=object, options={"timeout": timeout}
+            ),
+            build_response_params(request, force_search=settings.openai_force_search),
+            request,
+            key[0],
+        )
+        return self._mapped(body, request, fallbacks)
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
         key = _client_key(settings)
-        params = build_response_params(request)
         client = self._async_clients.get(key)
-        with translate_openai_errors(secret=key[0]):
-            body = await client.post(
-                RESPONSES_PATH,
-                body=params,
-                cast_to=object,
-                options={"timeout": _timeout(request, settings)},
-            )
-        return self._mapped(body, request)
+        timeout = _timeout(request, settings)
+        body, fallbacks = await _asent(
+            lambda params: client.post(
+                RESPONSES_PATH, body=params, cast_to=object, options={"timeout": timeout}
+            ),
+            build_response_params(request, force_search=settings.openai_force_search),
+            request,
+            key[0],
+        )
+        return self._mapped(body, request, fallbacks)
 
     def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
-        """Send ``request`` as a stream once; yield its events as dicts (no retries here)."""
+        """Send ``request`` as a stream once; yield its events as dicts (no retries here, but
+        for a refused forced tool or ``web_search`` when the stream opens, as in ``complete``)."""
         from openai import Stream
 
         key = _client_key(settings)
-        params = {**build_response_params(request), "stream": True}
         client = self._client(key)
-        with translate_openai_errors(secret=key[0]):
-            events = client.post(
+        timeout = _timeout(request, settings)
+        params = build_response_params(request, force_search=settings.openai_force_search)
+        events, _ = _sent(
+            lambda sent: client.post(
                 RESPONSES_PATH,
-                body=params,
+                body=sent,
                 cast_to=object,
                 stream=True,
                 stream_cls=Stream[object],
-                options={"timeout": _timeout(request, settings)},
-            )
+                options={"timeout": timeout},
+            ),
+            {**params, "stream": True},
+            request,
+            key[0],
+        )
         try:
             with translate_openai_errors(secret=key[0]):
                 for event in events:
@@ -132,17 +144,22 @@ class OpenAIAdapter:
         from openai import AsyncStream
 
         key = _client_key(settings)
-        params = {**build_response_params(request), "stream": True}
         client = self._async_clients.get(key)
-        with translate_openai_errors(secret=key[0]):
-            events = await client.post(
+        timeout = _timeout(request, settings)
+        params = build_response_params(request, force_search=settings.openai_force_search)
+        events, _ = await _asent(
+            lambda sent: client.post(
                 RESPONSES_PATH,
-                body=params,
+                body=sent,
                 cast_to=object,
                 stream=True,
                 stream_cls=AsyncStream[object],
-                options={"timeout": _timeout(request, settings)},
-            )
+                options={"timeout": timeout},
+            ),
+            {**params, "stream": True},
+            request,
+            key[0],
+        )
         try:
             with translate_openai_errors(secret=key[0]):
                 async for event in events:
@@ -190,8 +207,10 @@ class OpenAIAdapter:
             return client
 
     @staticmethod
-    def _mapped(response: Any, request: LLMRequest) -> AdapterResult:
+    def _mapped(response: Any, request: LLMRequest, fallbacks: list[str]) -> AdapterResult:
         result = map_openai_reply(response, request)
+        if fallbacks:
+            result.metadata["request_fallbacks"] = list(fallbacks)
         if grounding_debug_enabled():
             _log.debug(
                 "openai_reply_mapped",
@@ -202,6 +221,59 @@ class OpenAIAdapter:
                 grounded_effective=result.grounded_effective,
             )
         return result
+
+
+def _sent(
+    post: Callable[[dict[str, Any]], T], params: dict[str, Any], request: LLMRequest, secret: str
+) -> tuple[T, list[str]]:
+    """``post(params)``, sent once more changed when the API refuses a forced tool or
+    ``web_search`` (:mod:`adapters.openai.fallbacks`); the changes made, in order."""
+    fallbacks: list[str] = []
+    while True:
+        try:
+            with translate_openai_errors(secret=secret):
+                return post(params), fallbacks
+        except ProviderRequestError as error:
+            params = _changed_params(error, params, request, fallbacks)
+
+
+async def _asent(
+    post: Callable[[dict[str, Any]], Awaitable[T]],
+    params: dict[str, Any],
+    request: LLMRequest,
+    secret: str,
+) -> tuple[T, list[str]]:
+    """The async twin of :func:`_sent`."""
+    fallbacks: list[str] = []
+    while True:
+        try:
+            with translate_openai_errors(secret=secret):
+                return await post(params), fallbacks
+        except ProviderRequestError as error:
+            params = _changed_params(error, params, request, fallbacks)
+
+
+def _changed_params(
+    error: ProviderRequestError,
+    params: dict[str, Any],
+    request: LLMRequest,
+    fallbacks: list[str],
+) -> dict[str, Any]:
+    """The request to send once more after ``error``, noting the change; else ``error`` stands."""
+    found = fallback_for(error, params)
+    if found is None:
+        raise error
+    change, changed = found
+    fallbacks.append(change)
+    _log.warning(
+        "openai_request_fallback",
+        fallback=change,
+        status_code=error.status_code,
+        vendor="openai",
+        model=request.model,
+        request_id=request.request_id,
+    )
+    return changed
 
 
 def _new_async_client(key: _ClientKey) -> AsyncOpenAI:

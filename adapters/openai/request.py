@@ -2,9 +2,12 @@
 
 Grounded requests get the hosted ``web_search`` tool (with the caller's approximate location,
 only the fields given) and ask for ``web_search_call.action.sources`` so the searched pages come
-back too. REQUIRED grounding sets ``tool_choice="required"``: web_search is the only tool, so
-that forces a search (the router still post-validates). The SDK's types do not accept
-``{"type": "web_search"}`` as a tool choice; ``"required"`` is the documented way.
+back too. REQUIRED grounding is enforced by the router's post-validation, as for every provider
+(DESIGN.md section 4): no ``tool_choice`` is sent, since some models and deployments reject a
+forced hosted tool. With ``force_search`` (``GROUNDING_ROUTER_OPENAI_FORCE_SEARCH=true``) a
+REQUIRED request sets ``tool_choice="required"``: web_search is the only tool, so that forces a
+search. The SDK's types do not accept ``{"type": "web_search"}`` as a tool choice; ``"required"``
+is the documented way.
 
 JSON answers use ``text.format``: a ``json_schema`` format when the caller gave a schema
 (``strict`` only when the schema satisfies Structured Outputs, see :func:`is_strict_compatible`),
@@ -42,8 +45,11 @@ _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
 
 
-def build_response_params(request: LLMRequest) -> dict[str, Any]:
-    """``responses.create`` keyword arguments for ``request`` (no timeout, no client options)."""
+def build_response_params(request: LLMRequest, *, force_search: bool = False) -> dict[str, Any]:
+    """``responses.create`` keyword arguments for ``request`` (no timeout, no client options).
+
+    ``force_search`` sends ``tool_choice="required"`` with a REQUIRED grounded request.
+    """
     system = [m.content for m in request.messages if m.role == "system"]
     params: dict[str, Any] = {
         "model": request.model,
@@ -61,7 +67,7 @@ def build_response_params(request: LLMRequest) -> dict[str, Any]:
     if request.grounded:
         params["tools"] = [_web_search_tool(request.user_location)]
         params["include"] = [SOURCES_INCLUDE]
-        if request.grounding_mode == "REQUIRED":
+        if force_search and request.grounding_mode == "REQUIRED":
             params["tool_choice"] = "required"
     if request.temperature is not None:
         params["temperature"] = request.temperature

@@ -53,6 +53,15 @@ and body); the next attempt succeeds. That is how retried transient faults are t
 ``429:2*1`` fails once with ``Retry-After: 2``, then answers. Without ``*COUNT`` every attempt
 gets the fault. In a rate list (``--fault 429*1=0.1,500=0.05``) each key is a spec.
 Content faults (no_search, no_citations, empty_grounding) shape synthesised answers only.
+
+Refusals
+--------
+``[[emulator:refuse=tool_choice]]`` and ``[[emulator:refuse=web_search]]`` (or both,
+``refuse=tool_choice,web_search``) in the last user message make the OpenAI endpoint answer
+400 as a model or deployment does that rejects a forced hosted tool, or the ``web_search``
+tool: only while the request carries it, so a request without ``tool_choice``, or with
+``web_search_preview``, is answered. The messages are OpenAI's shape: the first names
+``tool_choice``, the second says the model does not support ``web_search``.
 """
 
 from __future__ import annotations

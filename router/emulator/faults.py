@@ -61,6 +61,8 @@ _SPEC = re.compile(
     re.VERBOSE,
 )
 _DIRECTIVE = re.compile(r"\[\[emulator:fault=([^\]]*)\]\]")
+# Every directive (fault=, refuse=, ...): none of them may reach a synthesised answer.
+_ANY_DIRECTIVE = re.compile(r"\[\[emulator:[a-z_]+=[^\]]*\]\]")
 _HTML_STATUSES = (502, 503)
 
 
@@ -192,7 +194,7 @@ def directive_spec(text: str) -> FaultSpec | None:
 
 def strip_directives(text: str) -> str:
     """The text without emulator directives, so they never reach a synthesised answer."""
-    return _DIRECTIVE.sub("", text).strip()
+    return _ANY_DIRECTIVE.sub("", text).strip()
 
 
 class AttemptCounter:

@@ -13,6 +13,7 @@ import base64
 import json
 import math
 import random
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ _SEARCH_TOOLS = frozenset(
     {"web_search", "web_search_2025_08_26", "web_search_preview", "web_search_preview_2025_03_11"}
 )
 _SOURCES_INCLUDE = "web_search_call.action.sources"
+_REFUSE = re.compile(r"\[\[emulator:refuse=([a-z_,]+)\]\]")
 _REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 _CITE_OPEN, _CITE_SEP, _CITE_CLOSE = "\ue200", "\ue202", "\ue201"
 _NO_IMAGE_TOKENS = {
@@ -60,6 +62,7 @@ def read_request(body: Mapping[str, Any]) -> Ask:
     )
     include = body.get("include") or []
     prompt = _last_user_text(body.get("input"))
+    _check_refusals(prompt, model, body, search_tool)
     location = search_tool.get("user_location") if search_tool else None
     country = location.get("country") if isinstance(location, Mapping) else None
     return Ask(
@@ -74,6 +77,28 @@ def read_request(body: Mapping[str, Any]) -> Ask:
         country=country if isinstance(country, str) else None,
         echo=body,
     )
+
+
+def _check_refusals(
+    prompt: str, model: str, body: Mapping[str, Any], search_tool: Mapping[str, Any] | None
+) -> None:
+    """Raise the 400 a ``[[emulator:refuse=...]]`` directive asks for, when the request has it."""
+    refused = {name for found in _REFUSE.findall(prompt) for name in found.split(",")}
+    if not refused or search_tool is None:
+        return
+    if "tool_choice" in refused and "tool_choice" in body:
+        raise BadRequest(
+            f"'tool_choice' cannot force the hosted tool '{search_tool.get('type')}' with "
+            f"{model}; remove tool_choice or use 'auto'.",
+            param="tool_choice",
+            code="unsupported_value",
+        )
+    if "web_search" in refused and search_tool.get("type") == "web_search":
+        raise BadRequest(
+            f"Hosted tool 'web_search' is not supported with {model}.",
+            param="tools",
+            code="unsupported_value",
+        )
 
 
 def _last_user_text(value: Any) -> str:

@@ -18,6 +18,7 @@ def test_defaults_without_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.max_attempts == 3
     assert settings.timeout_s == 60.0
     assert settings.resolve_redirects is False
+    assert settings.openai_force_search is False
     assert settings.debug_grounding is False
 
 
@@ -63,3 +64,11 @@ def test_invalid_value_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "0")
     with pytest.raises(ValueError, match="max_attempts"):
         RouterSettings(_env_file=None)
+
+
+def test_forcing_the_openai_search_is_an_environment_switch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GROUNDING_ROUTER_OPENAI_FORCE_SEARCH=true turns forcing the hosted search on."""
+    monkeypatch.setenv("GROUNDING_ROUTER_OPENAI_FORCE_SEARCH", "true")
+    assert RouterSettings(_env_file=None).openai_force_search is True

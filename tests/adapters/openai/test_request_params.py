@@ -20,7 +20,9 @@ STRICT: list[dict[str, Any]] = json.loads((DATA / "openai_strict_schemas.json").
 def test_request_params(row: dict[str, Any]) -> None:
     """Each request maps to exactly these keyword arguments (model aside)."""
     request = LLMRequest.model_validate({"vendor": "openai", "model": "gpt-5", **row["request"]})
-    assert build_response_params(request) == {"model": "gpt-5", **row["expected"]}
+    force_search = row.get("force_search", False)
+    expected = {"model": "gpt-5", **row["expected"]}
+    assert build_response_params(request, force_search=force_search) == expected
 
 
 @pytest.mark.parametrize("row", STRICT, ids=[row["id"] for row in STRICT])
