@@ -15,6 +15,9 @@ Where citations come from, in rank order (rank = order of first appearance):
    ``open_page`` / ``find_in_page`` URLs, and a ``results`` list (on the item or its action)
    when present: ``cited=False``.
 
+A source without a structured title takes one from its text (a result's text, OpenRouter's page
+text): the first line, when it reads as a title (``router.citations.text.title_from_text``).
+
 Sources that are not URLs (``{"type": "api", "name": "oai-weather"}``) are not citations, but
 they are evidence that a search ran. Messages in the ``commentary`` phase are not the answer:
 their annotations count as sources seen, not as citations of the answer.
@@ -37,6 +40,7 @@ from adapters.openai.values import (
     read_url_citation,
 )
 from router.citations.build import CitationCollector
+from router.citations.text import title_from_text
 from router.logging import grounding_debug_enabled
 from router.types import Citation, Location, Span
 
@@ -376,7 +380,7 @@ class _Reader:
             rank += 1
             if not add(
                 url,
-                title=source.title,
+                title=source.title or title_from_text(source.snippet),
                 snippet=source.snippet,
                 rank=rank,
                 raw=source.raw,
@@ -392,6 +396,8 @@ class _Reader:
         for url, raw in self.seen.items():  # annotations are read first: never a cited URL
             rank += 1
             title, snippet = texts.get(url, no_text)
+            if not title and snippet is not None:
+                title = title_from_text(snippet)
             origin = (
                 f"web_search_call.{raw.get('type', 'source')}"
                 if debug and isinstance(raw, dict)

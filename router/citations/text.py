@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CITED_TEXT_LIMIT", "ELLIPSIS", "SNIPPET_LIMIT", "TITLE_LIMIT", "sanitize_text"]
+__all__ = [
+    "CITED_TEXT_LIMIT",
+    "ELLIPSIS",
+    "SNIPPET_LIMIT",
+    "TITLE_LIMIT",
+    "sanitize_text",
+    "title_from_text",
+]
 
 SNIPPET_LIMIT = 200
 # The passage a provider quotes for a citation (Anthropic's cited_text runs to ~150 characters).
@@ -58,3 +65,35 @@ def _cut(cleaned: str, limit: int, ellipsis_after: bool) -> str:
     if ellipsis_after:
         return cleaned[:limit] + ELLIPSIS
     return cleaned[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+
+
+# A first line that reads as a title: short, a few words, not a sentence or clause that runs on.
+_TEXT_TITLE_MAX_CHARS = 150
+_TEXT_TITLE_MAX_WORDS = 20
+_CLAUSE_ENDS = (".", ",", ";", ":")
+
+
+def title_from_text(text: object) -> str | None:
+    """The first line of a search result's text when it reads as a title, else None.
+
+    ``"Ruby 3.4.0 Released\nThe Ruby team announced ..."`` gives ``"Ruby 3.4.0 Released"``. The
+    first line must be followed by more text, hold a letter and no URL, stay within 150
+    characters and 20 words and not end like a sentence or clause (".", ",", ";", ":");
+    markdown heading marks are dropped. A one-line text is the snippet itself, never a title.
+    """
+    if not isinstance(text, str):
+        return None
+    first, newline, rest = text.strip().partition("\n")
+    if not newline or not rest.strip():
+        return None
+    line = sanitize_text(first.lstrip("#"))
+    if (
+        line is None
+        or len(line) > _TEXT_TITLE_MAX_CHARS
+        or len(line.split()) > _TEXT_TITLE_MAX_WORDS
+        or line.endswith(_CLAUSE_ENDS)
+        or "://" in line
+        or not any(char.isalpha() for char in line)
+    ):
+        return None
+    return line
