@@ -13,7 +13,8 @@ Where citations come from, in rank order (rank = order of first appearance):
    text there as ``content`` (kept as the snippet) and sets both offsets to 0 (no span).
 2. Then what the ``web_search_call`` items saw, in output order: ``action.sources`` URL entries,
    ``open_page`` / ``find_in_page`` URLs, and a ``results`` list (on the item or its action)
-   when present: ``cited=False``.
+   when present: ``cited=False``. A source or result entry's ``raw`` is the entry with
+   ``"tool_call": {"type", "id"}`` of the search call that found it beside it.
 
 A source without a structured title takes one from its text (a result's text, OpenRouter's page
 text): the first line, when it reads as a title (``router.citations.text.title_from_text``).
@@ -212,6 +213,7 @@ class _Reader:
         self.tool_calls += 1
         if item.get("status") != "failed":
             self.effective_calls += 1
+        call = _call_ref(item)
         action = as_mapping(item.get("action"))
         if action is not None:
             query = action.get("query")
@@ -227,23 +229,23 @@ class _Reader:
                 url = source.get("url") if type(source) is dict else None
                 if type(url) is str:  # the common {"type": "url", "url": ...}, inlined
                     if url not in cited and url not in seen:
-                        seen[url] = source
+                        seen[url] = {**source, "tool_call": call} if call else source
                 else:
-                    self._read_source(source)
+                    self._read_source(source, call)
             url = action.get("url")
             if isinstance(url, str):
                 self._saw(url, item)
-            self._read_results(action.get("results"))
-        self._read_results(item.get("results"))
+            self._read_results(action.get("results"), call)
+        self._read_results(item.get("results"), call)
 
-    def _read_source(self, source: object) -> None:
+    def _read_source(self, source: object, call: dict[str, str] | None) -> None:
         entry = as_mapping(source)
         if entry is None:
             self._skip("source")
             return
         url = entry.get("url")
         if type(url) is str:
-            self._saw(url, entry)
+            self._saw(url, {**entry, "tool_call": call} if call else entry)
             return
         kind, name = entry.get("type"), entry.get("name")
         label = next((value for value in (name, kind) if type(value) is str and value), None)
@@ -252,7 +254,7 @@ class _Reader:
         else:
             self._skip("source")
 
-    def _read_results(self, results: object) -> None:
+    def _read_results(self, results: object, call: dict[str, str] | None) -> None:
         for result in results if isinstance(results, list) else ():
             entry = as_mapping(result)
             url = entry.get("url") if entry is not None else None
@@ -263,7 +265,8 @@ class _Reader:
                 (entry[k] for k in ("snippet", "text", "content") if isinstance(entry.get(k), str)),
                 None,
             )
-            self._saw(url, entry, title=entry.get("title"), snippet=snippet)
+            raw = {**entry, "tool_call": call} if call else entry
+            self._saw(url, raw, title=entry.get("title"), snippet=snippet)
 
     def _saw(
         self, url: str, raw: Mapping[str, Any], *, title: object = None, snippet: object = None
@@ -436,6 +439,16 @@ def _url_citation_location(fields: Mapping[str, Any]) -> Location:
         location["start_index"] = start
         location["end_index"] = end
     return location
+
+
+def _call_ref(item: Mapping[str, Any]) -> dict[str, str] | None:
+    """The search call's type and id, kept beside each source it found (forensics: which
+    search found it); None when the call has no id."""
+    call_id = item.get("id")
+    if type(call_id) is not str:
+        return None
+    kind = item.get("type")
+    return {"type": kind if type(kind) is str else "web_search_call", "id": call_id}
 
 
 def _debug(event: str, **fields: Any) -> None:

@@ -1,4 +1,4 @@
-"""Sources only seen in a search: a title from their text when they come without one."""
+"""Sources only seen in a search: a title from their text, and the search call beside them."""
 
 from __future__ import annotations
 
@@ -53,3 +53,15 @@ def test_structured_title_wins_over_the_text() -> None:
     result = {"url": "https://a.example.com/1", "title": "Release notes", "text": "Other\nText"}
     (citation,) = _extract_openai_citations(_reply([result], []))
     assert citation["title"] == "Release notes"
+
+
+def test_search_only_source_keeps_the_search_call_beside_it() -> None:
+    """raw of a source seen only in a search holds the entry and the call's type and id."""
+    sources = [{"type": "url", "url": "https://www.ruby-lang.org/en/downloads/"}]
+    results = [{"url": "https://b.example.com/2", "title": "B", "text": "x"}]
+    citations = _extract_openai_citations(_reply(results, sources))
+    call = {"type": "web_search_call", "id": "ws_0a1b"}
+    assert [citation["raw"] for citation in citations] == [
+        {"type": "url", "url": "https://www.ruby-lang.org/en/downloads/", "tool_call": call},
+        {"url": "https://b.example.com/2", "title": "B", "text": "x", "tool_call": call},
+    ]
