@@ -1,4 +1,4 @@
-"""Counting where citations point: public suffixes, registrable domains, redirectors, ccTLDs.
+"""Counting where citations point: TLDs or public suffixes, registrable domains, redirectors.
 
 Every function takes citations as the router builds them (plain dicts) or as any object with the
 same attributes, and never raises on odd input: an entry that is not a citation, or that names
@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, get_args
 
 from als.cctlds import CCTLD_EXCEPTIONS, IDN_CCTLDS
 from router.citations import public_suffix, registrable_domain
 
 __all__ = [
     "CCTLD_EXCEPTIONS",
+    "TldLevel",
     "cctld_for_country",
     "citation_host",
     "country_tlds",
@@ -37,6 +38,10 @@ __all__ = [
     "split_redirect_citations",
     "top_level_label",
 ]
+
+TldLevel = Literal["tld", "suffix"]
+"""What ``extract_tld_counts`` counts by: the top-level label, or the whole public suffix."""
+_TLD_LEVELS: tuple[str, ...] = get_args(TldLevel)
 
 # Any registrable name under a TLD, used to ask the Public Suffix List whether the TLD exists.
 _PROBE_LABEL = "example"
@@ -88,14 +93,20 @@ def citation_host(citation: object) -> str | None:
 
 
 def extract_tld_counts(
-    citations: Iterable[object], *, include_redirects: bool = False
+    citations: Iterable[object],
+    *,
+    include_redirects: bool = False,
+    level: TldLevel = "tld",
 ) -> dict[str, int]:
-    """Citations per ICANN public suffix (``com``, ``co.uk``, ``de``, ``xn--p1ai``).
+    """Citations per top-level domain (``com``, ``uk``, ``de``, ``xn--p1ai``), as the spec counts.
 
-    Most frequent first (ties by suffix). Citations whose host has no public suffix (an IP
-    address, ``localhost``) are skipped, and so are redirect-only citations unless
-    ``include_redirects``.
+    ``level="suffix"`` counts per ICANN public suffix instead (``co.uk`` and ``gov.uk`` apart),
+    the view the ALS report shows. Most frequent first (ties by name). Citations whose host has
+    no public suffix (an IP address, ``localhost``) are skipped, and so are redirect-only
+    citations unless ``include_redirects``.
     """
+    if level not in _TLD_LEVELS:
+        raise ValueError(f"level must be one of {', '.join(_TLD_LEVELS)}, not {level!r}")
     counts: Counter[str] = Counter()
     for citation in _entries(citations):
         if not include_redirects and is_redirect_citation(citation):
@@ -103,7 +114,7 @@ def extract_tld_counts(
         host = citation_host(citation)
         suffix = public_suffix(host) if host else None
         if suffix:
-            counts[suffix] += 1
+            counts[suffix if level == "suffix" else top_level_label(suffix)] += 1
     return _ranked(counts)
 
 

@@ -1,4 +1,5 @@
-"""The ALS chart: one horizontal bar per group, split into the TLD shares of its citations.
+"""The ALS chart: one horizontal bar per group, split into the public-suffix shares of its
+citations (``co.uk`` and ``gov.uk`` apart).
 
 Each bar is 100 % of the group's citations with a known source and a public suffix. The segment
 on the requester's own country-code TLD comes first, in the one strong colour, so groups compare
@@ -78,7 +79,11 @@ def write_chart(report: ALSReport, path: str | Path, *, top: int = 8) -> Path:
     axes.grid(axis="x", alpha=0.3)
     axes.set_axisbelow(True)
     axes.spines[["top", "right"]].set_visible(False)
-    figure.suptitle("Where cited sources live: TLD share per group", x=0.01, ha="left")
+    figure.suptitle(
+        "Where cited sources live: public-suffix share per group (co.uk and gov.uk apart)",
+        x=0.01,
+        ha="left",
+    )
     axes.set_title(
         "Each bar: the group's citations with a known source; orange: the requester's own "
         "country-code TLD.\nRight: n = those citations, the redirect-only share (true source "

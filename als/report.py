@@ -3,8 +3,10 @@
 :func:`build_report` reads a batch output file (``grounding-router batch -o OUT.jsonl``) line by
 line, never whole, and groups its rows by vendor, model and ``user_location.country`` (or any of
 those keys). Per group it counts answered rows, citations, distinct domains, citations per public
-suffix and per registrable domain, the redirect-only citations (apart: their true source is
-unknown), the share on the requester's own country-code TLD, and the failed rows by error type.
+suffix (``co.uk`` and ``gov.uk`` apart, more telling than the bare TLD ``uk`` that
+``extract_tld_counts`` counts by default) and per registrable domain, the redirect-only
+citations (apart: their true source is unknown), the share on the requester's own country-code
+TLD, and the failed rows by error type.
 
 Shares and what they are shares of:
 
@@ -142,6 +144,7 @@ class GroupReport:
             "citations_per_response": _ratio(self.citations, self.responses),
             "distinct_domains": self.distinct_domains,
             "tld_citations": self.tld_citations,
+            "tld_level": "suffix",
             "top_tlds": [
                 {"tld": name, "citations": count, "share": round(share, 4)}
                 for name, count, share in self.top_tlds(top)
@@ -176,7 +179,8 @@ class GroupReport:
         true_source, redirector = split_redirect_citations(
             citations if isinstance(citations, list) else []
         )
-        tlds = extract_tld_counts(true_source)
+        # Public suffixes, not bare TLDs: co.uk and gov.uk tell apart what uk would merge.
+        tlds = extract_tld_counts(true_source, level="suffix")
         self.responses += 1
         self.citations += len(true_source) + len(redirector)
         self.redirector_citations += len(redirector)

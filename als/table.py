@@ -92,13 +92,14 @@ def counts_table(report: ALSReport) -> Any:
 
 
 def top_table(report: ALSReport, *, top: int = 5) -> Any:
-    """A rich ``Table``: per group, the ``top`` TLDs and domains with counts and shares."""
+    """A rich ``Table``: per group, the ``top`` public suffixes and domains, counts and shares."""
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=f"top {top} TLDs and domains", title_justify="left", show_lines=True)
+    title = f"top {top} public suffixes (co.uk and gov.uk apart, not bare TLDs) and domains"
+    table = Table(title=title, title_justify="left", show_lines=True)
     table.add_column(_group_header(report), overflow="fold")
-    table.add_column("TLD", overflow="fold")
+    table.add_column("suffix", overflow="fold")
     table.add_column("cites", justify="right")
     table.add_column("share", justify="right")
     table.add_column("domain", overflow="fold")

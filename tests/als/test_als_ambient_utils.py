@@ -39,8 +39,8 @@ def _as_objects(citations: list[Any]) -> list[Any]:
 
 @by_row
 def test_tld_counts(row: dict[str, Any]) -> None:
-    """extract_tld_counts gives the hand-counted citations per public suffix."""
-    assert extract_tld_counts(row["citations"]) == row["tlds"]
+    """extract_tld_counts(level="suffix") gives the hand-counted citations per public suffix."""
+    assert extract_tld_counts(row["citations"], level="suffix") == row["tlds"]
 
 
 @by_row
@@ -59,7 +59,7 @@ def test_redirector_counts(row: dict[str, Any]) -> None:
 def test_counts_with_redirects(row: dict[str, Any]) -> None:
     """include_redirects=True adds the redirectors' own domains to both counts."""
     citations = row["citations"]
-    assert extract_tld_counts(citations, include_redirects=True) == row.get(
+    assert extract_tld_counts(citations, include_redirects=True, level="suffix") == row.get(
         "tlds_with_redirects", row["tlds"]
     )
     assert extract_domain_counts(citations, include_redirects=True) == row.get(
@@ -71,9 +71,35 @@ def test_counts_with_redirects(row: dict[str, Any]) -> None:
 def test_objects_count_like_dicts(row: dict[str, Any]) -> None:
     """Citations read by attribute give the same counts as the same citations as dicts."""
     objects = _as_objects(row["citations"])
-    assert extract_tld_counts(objects) == row["tlds"]
+    assert extract_tld_counts(objects, level="suffix") == row["tlds"]
     assert extract_domain_counts(objects) == row["domains"]
     assert extract_redirector_counts(objects) == row["redirectors"]
+
+
+def test_tld_counts_count_top_level_domains_by_default() -> None:
+    """The spec counts TLDs: co.uk and gov.uk are both uk; level="suffix" keeps them apart."""
+    citations = [
+        {"source_domain": "bbc.co.uk"},
+        {"source_domain": "gov.uk"},
+        {"source_domain": "example.com"},
+        {"source_domain": "xn--bcher-kva.de"},
+        {"source_domain": "xn--d1acpjx3f.xn--p1ai"},
+    ]
+    assert extract_tld_counts(citations) == {"uk": 2, "com": 1, "de": 1, "xn--p1ai": 1}
+    assert extract_tld_counts(citations, level="tld") == extract_tld_counts(citations)
+    assert extract_tld_counts(citations, level="suffix") == {
+        "co.uk": 1,
+        "com": 1,
+        "de": 1,
+        "gov.uk": 1,
+        "xn--p1ai": 1,
+    }
+
+
+def test_unknown_tld_level_is_refused() -> None:
+    """A level other than "tld" or "suffix" is a ValueError, not a silent default."""
+    with pytest.raises(ValueError, match="level"):
+        extract_tld_counts([], level="label")  # type: ignore[arg-type]
 
 
 def test_redirect_flag_on_an_object_raw() -> None:
@@ -117,7 +143,8 @@ def test_counts_are_ranked_most_cited_first() -> None:
         {"source_domain": "bbc.co.uk"},
         {"source_domain": "bbc.co.uk"},
     ]
-    assert list(extract_tld_counts(citations)) == ["co.uk", "de", "org"]
+    assert list(extract_tld_counts(citations, level="suffix")) == ["co.uk", "de", "org"]
+    assert list(extract_tld_counts(citations)) == ["de", "uk", "org"]
     assert list(extract_domain_counts(citations)) == [
         "bbc.co.uk",
         "example.org",

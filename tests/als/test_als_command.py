@@ -30,6 +30,7 @@ def test_table_for_people(capsys: pytest.CaptureFixture[str]) -> None:
     assert ".uk 66.7%" in out  # vertex/GB: co.uk and gov.uk, 2 of 3
     assert "50.0%" in out  # vertex/DE redirect-only: 2 of 4
     assert "xn--bcher-kva.de" in out  # the sixth of openai/gpt-5/DE's domains
+    assert "public suffixes (co.uk and gov.uk apart" in out
     assert (
         "vertex · gemini-2.5-flash · GB: 2 failed: GroundingRequiredFailedError 1 "
         "(no_citations 1), ProviderTransientError 1"
@@ -46,6 +47,7 @@ def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert first["key"] == {"vendor": "openai", "model": "gpt-5", "country": "DE"}
     assert first["top_tlds"] == [{"tld": "de", "citations": 4, "share": 0.5714}]
     assert first["top_domains"] == [{"domain": "spiegel.de", "citations": 2, "share": 0.2857}]
+    assert first["tld_level"] == "suffix"
 
 
 @pytest.mark.parametrize(
