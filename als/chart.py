@@ -1,5 +1,5 @@
 """The ALS chart: one horizontal bar per group, split into the public-suffix shares of its
-citations (``co.uk`` and ``gov.uk`` apart).
+citations (``co.uk`` and ``gov.uk`` apart; internationalised ones in Unicode beside ASCII).
 
 Each bar is 100 % of the group's citations with a known source and a public suffix. The segment
 on the requester's own country-code TLD comes first, in the one strong colour, so groups compare
@@ -19,10 +19,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from als.names import display_name
 from als.report import ALSReport, GroupReport
 from router.terminal import terminal_safe
 
-__all__ = ["INSTALL_HINT", "ChartsUnavailableError", "write_chart"]
+__all__ = ["INSTALL_HINT", "ChartsUnavailableError", "suffix_label", "write_chart"]
 
 INSTALL_HINT = "pip install 'grounding-router[charts]'"
 
@@ -93,7 +94,7 @@ def write_chart(report: ALSReport, path: str | Path, *, top: int = 8) -> Path:
         color="0.35",
     )
     handles = [patch_class(color=OWN_COLOUR, label="own country-code TLD")]
-    handles += [patch_class(color=colours[tld], label=f".{tld}") for tld in named]
+    handles += [patch_class(color=colours[tld], label=suffix_label(tld)) for tld in named]
     handles.append(patch_class(color=OTHER_COLOUR, label="other"))
     figure.legend(
         handles=handles,
@@ -143,7 +144,7 @@ def _draw_bar(
         return
     foreign = group.foreign_tld_counts
     segments = [(_own_name(group), group.own_cctld_citations, OWN_COLOUR, "white")]
-    segments += [(f".{tld}", foreign.get(tld, 0), colours[tld], "black") for tld in named]
+    segments += [(suffix_label(tld), foreign.get(tld, 0), colours[tld], "black") for tld in named]
     rest = sum(count for tld, count in foreign.items() if tld not in colours)
     segments.append(("other", rest, OTHER_COLOUR, "black"))
     left = 0.0
@@ -175,6 +176,11 @@ def _draw_bar(
                 parse_math=False,
             )
         left += width
+
+
+def suffix_label(suffix: str) -> str:
+    """A public suffix as the chart names it: ``.de``, ``.рф (xn--p1ai)``."""
+    return f".{display_name(suffix)}"
 
 
 def _own_name(group: GroupReport) -> str:

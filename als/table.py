@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from als.names import display_name
 from als.report import ALSReport, GroupReport
 from router.terminal import terminal_safe
 
@@ -92,7 +93,10 @@ def counts_table(report: ALSReport) -> Any:
 
 
 def top_table(report: ALSReport, *, top: int = 5) -> Any:
-    """A rich ``Table``: per group, the ``top`` public suffixes and domains, counts and shares."""
+    """A rich ``Table``: per group, the ``top`` public suffixes and domains, counts and shares.
+
+    Internationalised names show in Unicode beside their ASCII form (``als.names``).
+    """
     from rich.table import Table
     from rich.text import Text
 
@@ -204,7 +208,7 @@ def _column(entries: list[tuple[str, int, float]], index: int, *, prefix: str = 
     if not entries:
         return "-" if index == 0 else ""
     cells = (
-        (f"{prefix}{_safe(name)}", str(count), f"{share:.0%}")[index]
+        (f"{prefix}{_safe(display_name(name))}", str(count), f"{share:.0%}")[index]
         for name, count, share in entries
     )
     return "\n".join(cells)

@@ -29,7 +29,7 @@ def test_table_for_people(capsys: pytest.CaptureFixture[str]) -> None:
     assert ".de 57.1%" in out  # openai/gpt-5/DE: 4 of 7
     assert ".uk 66.7%" in out  # vertex/GB: co.uk and gov.uk, 2 of 3
     assert "50.0%" in out  # vertex/DE redirect-only: 2 of 4
-    assert "xn--bcher-kva.de" in out  # the sixth of openai/gpt-5/DE's domains
+    assert "bücher.de (xn--bcher-kva.de)" in out  # the sixth of openai/gpt-5/DE's domains
     assert "public suffixes (co.uk and gov.uk apart" in out
     assert (
         "vertex · gemini-2.5-flash · GB: 2 failed: GroundingRequiredFailedError 1 "
@@ -48,6 +48,15 @@ def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert first["top_tlds"] == [{"tld": "de", "citations": 4, "share": 0.5714}]
     assert first["top_domains"] == [{"domain": "spiegel.de", "citations": 2, "share": 0.2857}]
     assert first["tld_level"] == "suffix"
+
+
+def test_json_keeps_internationalised_names_in_ascii(capsys: pytest.CaptureFixture[str]) -> None:
+    """JSON keeps the punycode a citation carries; only tables and charts decode it."""
+    assert main(["als", str(BATCH), "--json", "--top", "10"]) == 0
+    groups = json.loads(capsys.readouterr().out)["groups"]
+    domains = [entry["domain"] for entry in groups[0]["top_domains"]]
+    assert "xn--bcher-kva.de" in domains
+    assert "bücher.de" not in json.dumps(domains, ensure_ascii=False)
 
 
 @pytest.mark.parametrize(
