@@ -30,6 +30,7 @@ __all__ = [
     "MAX_LOG_FIELD_CHARS",
     "REDACTED",
     "cap_field_sizes",
+    "cli_logging_options",
     "configure_logging",
     "grounding_debug",
     "grounding_debug_enabled",
@@ -148,6 +149,16 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
+# The options of the last configure_logging() without a stream of its own, so batch worker
+# processes (spawned: they start with structlog's defaults) can log the way the CLI does.
+_cli_options: dict[str, Any] | None = None
+
+
+def cli_logging_options() -> dict[str, Any] | None:
+    """``configure_logging``'s options as the CLI gave them (stderr output), or None."""
+    return dict(_cli_options) if _cli_options is not None else None
+
+
 def configure_logging(
     *,
     json_lines: bool = False,
@@ -159,6 +170,12 @@ def configure_logging(
 
     ``debug_grounding`` lowers the level to debug so the forensic events show.
     """
+    global _cli_options  # noqa: PLW0603 - the one record of how this process logs
+    _cli_options = (
+        {"json_lines": json_lines, "level": level, "debug_grounding": debug_grounding}
+        if stream is None
+        else None
+    )
     numeric_level = logging.DEBUG if debug_grounding else logging.getLevelName(level.upper())
     # The last steps make the line safe for a terminal: the values a console line prints raw are
     # cleaned before rendering; a JSON line has what JSON leaves raw escaped after it.

@@ -15,6 +15,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, ExitStack
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -131,7 +132,7 @@ class UnifiedLLMAdapter:
         """Send one request and return the validated response, or raise a ``RouterError``."""
         started = time.perf_counter()
         checked = as_request(request)
-        with self.tracing.route(checked) as span, grounding_debug(self.settings.debug_grounding):
+        with self.tracing.route(checked) as span, self._call_context(checked):
             try:
                 response = self._route_once(checked, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
@@ -147,7 +148,7 @@ class UnifiedLLMAdapter:
         """The async twin of :meth:`route`."""
         started = time.perf_counter()
         checked = as_request(request)
-        with self.tracing.route(checked) as span, grounding_debug(self.settings.debug_grounding):
+        with self.tracing.route(checked) as span, self._call_context(checked):
             try:
                 response = await self._aroute_once(checked, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
@@ -238,17 +239,24 @@ class UnifiedLLMAdapter:
             self._aresolve_redirects,
         )
 
+    def _call_context(self, request: LLMRequest) -> ExitStack:
+        """The debug switch and the request's log context, for one call or one stream step."""
+        stack = ExitStack()
+        stack.enter_context(grounding_debug(self.settings.debug_grounding))
+        stack.enter_context(_request_log_context(request))
+        return stack
+
     def _stream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
     ) -> Iterator[StreamEvent]:
-        # The debug switch and the call's span are set around each step, never held across a
-        # yield: a caller may leave the stream half-read, and it is then closed wherever it is
-        # collected.
+        # The debug switch, the log context and the call's span are set around each step, never
+        # held across a yield: a caller may leave the stream half-read, and it is then closed
+        # wherever it is collected.
         span = self.tracing.route(request, stream=True)
         events, issued, delivered = run_stream(request, parts, started), time.perf_counter(), 0
         try:
             while True:
-                with grounding_debug(self.settings.debug_grounding), span.active():
+                with self._call_context(request), span.active():
                     try:
                         event = next(events)
                     except StopIteration:
@@ -264,7 +272,7 @@ class UnifiedLLMAdapter:
             span.set({STREAM_ABANDONED: True})
             raise
         finally:
-            with grounding_debug(self.settings.debug_grounding), span.active():
+            with self._call_context(request), span.active():
                 events.close()
             span.end()
 
@@ -277,7 +285,7 @@ class UnifiedLLMAdapter:
         events, issued, delivered = arun_stream(request, parts, started), time.perf_counter(), 0
         try:
             while True:
-                with grounding_debug(self.settings.debug_grounding), span.active():
+                with self._call_context(request), span.active():
                     try:
                         event = await anext(events)
                     except StopAsyncIteration:
@@ -293,7 +301,7 @@ class UnifiedLLMAdapter:
             span.set({STREAM_ABANDONED: True})
             raise
         finally:
-            with grounding_debug(self.settings.debug_grounding), span.active():
+            with self._call_context(request), span.active():
                 await events.aclose()
             span.end()
 
@@ -455,6 +463,19 @@ def _check_nesting(result: AdapterResult, limit: int) -> None:
 
 def _elapsed_ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000.0
+
+
+def _request_log_context(request: LLMRequest) -> AbstractContextManager[object]:
+    """Bind the request's id, vendor and model to every log event emitted while it is routed.
+
+    structlog context variables are task- and thread-local, so in a concurrent batch (and in each
+    batch worker process, which routes through here too) every event, the forensic extraction
+    events included, says which request it belongs to. Renderers that merge context variables
+    show them (structlog's default chain and the CLI's do).
+    """
+    return structlog.contextvars.bound_contextvars(
+        request_id=request.request_id, vendor=request.vendor, model=request.model
+    )
 
 
 def _resolve_links(result: AdapterResult, targets: Mapping[str, str]) -> None:

@@ -31,6 +31,7 @@ from router.batch.input import BatchInput, BatchItem
 from router.batch.output import ResultWriter, answer_row, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
+from router.logging import cli_logging_options, configure_logging
 from router.settings import RouterSettings
 from router.tracing import Tracing, attached_context, force_flush
 from router.types import LLMRequest
@@ -65,6 +66,8 @@ class _WorkerConfig:
     setup: Callable[[], None] | None = None
     # The parent's trace context (W3C headers), so the workers' spans continue its batch trace.
     trace_context: dict[str, str] = field(default_factory=dict)
+    # The parent's CLI logging options: a worker logs the same way (on the same stderr).
+    logging: dict[str, Any] | None = None
 
 
 class WorkerPool:
@@ -91,6 +94,7 @@ class WorkerPool:
             batch=batch,
             setup=setup,
             trace_context=dict(trace_context or {}),
+            logging=cli_logging_options(),
         )
         self._workers = workers
         self._tasks: Any = self._context.Queue(maxsize=max(2, workers * per_worker * 2 // batch))
@@ -284,6 +288,10 @@ def _worker_main(
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     if config.setup is not None:
         config.setup()
+    if config.logging is not None:
+        # Spawned with structlog's defaults (console lines on stdout): log as the parent does, so
+        # a forensic run's events (each with its request_id, vendor, model) land in one stream.
+        configure_logging(**config.logging)
     with (
         contextlib.suppress(KeyboardInterrupt),
         attached_context(config.trace_context),
