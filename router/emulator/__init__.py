@@ -46,6 +46,11 @@ KIND                 what the client sees                                       
 ``no_search``        a normal answer without any search or grounding              --
 ``no_citations``     searched (queries present) but nothing cited                 --
 ``empty_grounding``  Vertex ``groundingMetadata: {}``; OpenAI as ``no_search``    --
+``trickle_headers``  the status line, then header bytes one per 50 ms, then the   seconds (60)
+                     answer: every read is quick, the whole reply is not
+``trickle_body``     headers, then body bytes (JSON whitespace) one per 50 ms     seconds (60)
+``trickle_chunks``   chunked framing written a byte per 50 ms                     seconds (60)
+``continue_flood``   ``100 Continue`` every 50 ms, then the answer                seconds (60)
 ===================  ==========================================================  ===========
 
 ``*COUNT`` limits the fault to the first COUNT attempts of an identical request (same path

@@ -32,6 +32,7 @@ from router.emulator.replay import REPLAY_HEADER, ReplayLibrary, ReplayMiss
 from router.emulator.reply import SSE_CONTENT_TYPE, Reply
 from router.emulator.request_log import RecordedRequest, RequestLog
 from router.emulator.synthesis import synthesise
+from router.emulator.trickle import TRICKLE_KINDS, trickle
 from router.emulator.wire import Api, Ask, BadRequest
 from router.emulator.work_queue import WorkQueue
 
@@ -228,6 +229,8 @@ class ProviderHandler:
         headers = {"x-emulator-fault": str(fault)} if fault else {}
         if decision.api == "openai":
             headers["x-request-id"] = f"req_{secrets.token_hex(16)}"
+        if fault is not None and fault.kind in TRICKLE_KINDS:
+            return await trickle(request, fault, payload, headers, self._pause)
         if isinstance(payload, Reply) and payload.raw:
             return _write_raw(request, payload.body)
         if isinstance(payload, Reply):

@@ -44,6 +44,10 @@ FaultKind = Literal[
     "no_search",
     "no_citations",
     "empty_grounding",
+    "trickle_headers",
+    "trickle_body",
+    "trickle_chunks",
+    "continue_flood",
 ]
 
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
@@ -74,8 +78,8 @@ class FaultSpecError(ValueError):
 class FaultSpec:
     """One fault: its kind, an optional numeric argument and an optional attempt count.
 
-    ``arg`` means Retry-After seconds for 429 and 503, seconds for delay and hang, and the
-    status code (502 or 503) for html. ``count`` limits the fault to the first ``count``
+    ``arg`` means Retry-After seconds for 429 and 503, seconds for delay, hang and the trickles,
+    and the status code (502 or 503) for html. ``count`` limits the fault to the first ``count``
     attempts of an identical request; ``None`` applies it to every attempt.
     """
 
