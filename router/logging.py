@@ -23,6 +23,7 @@ from typing import Any, TextIO, cast
 
 import structlog
 
+from router.call_limits import current_limits
 from router.redaction import REDACTED, redact_text, redacted_prefix, register_secret
 from router.terminal import json_for_terminal, terminal_safe_fields
 
@@ -47,8 +48,19 @@ _GROUNDING_DEBUG: ContextVar[bool] = ContextVar("grounding_debug", default=False
 
 
 def grounding_debug_enabled() -> bool:
-    """Whether forensic citation-extraction events should be emitted in this context."""
-    return _GROUNDING_DEBUG.get()
+    """Whether forensic citation-extraction events should be emitted in this context.
+
+    Asked once per event; within a provider call, the call's ``max_debug_events`` bounds how
+    often it says yes (a reply with 200,000 sources would log tens of megabytes), and the router
+    says when it cut (``forensic_events_cut``).
+    """
+    if not _GROUNDING_DEBUG.get():
+        return False
+    limits = current_limits()
+    if limits is None or limits.max_debug_events is None:
+        return True
+    limits.debug_events += 1
+    return limits.debug_events <= limits.max_debug_events
 
 
 @contextmanager

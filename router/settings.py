@@ -64,6 +64,12 @@ class RouterSettings(BaseSettings):
     retry_max_delay_s: float = Field(default=8.0, ge=0)
     retry_after_cap_s: float = Field(default=30.0, ge=0)
 
+    # Replies: the most a reply may hold once decompressed, the most citations one reply gives
+    # (the rest are cut, with a warning), and the most forensic events one call logs.
+    max_reply_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    max_citations: int = Field(default=1000, ge=1)
+    max_debug_events: int = Field(default=2000, ge=0)
+
     # Replies: a JSON answer nested deeper than this is refused (the response could not be
     # written as JSON past about 250 levels, so 200 is the most allowed).
     max_json_depth: int = Field(default=100, ge=1, le=200)

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
+from adapters.registry import provider
+from router.call_limits import CallLimits, aiterate_within, iterate_within, limits_for
 from router.errors import ProviderTransientError, RouterError
 from router.lone_surrogates import scrub, scrub_citations
 from router.retry import RetryPolicy
@@ -134,15 +136,39 @@ def _before_first_event(request: LLMRequest, chunks: int) -> ProviderTransientEr
 
 
 def _deadline(chunks: Chunks, request: LLMRequest, settings: RouterSettings) -> Chunks:
-    """Where the total deadline of a provider call wraps the stream (per-read timeouts today)."""
-    del request, settings
-    return chunks
+    """The stream within one call's limits: every chunk read inside them, and the whole stream
+    ended by the call's deadline (``timeout_s``) with the deadline's error, as ``route()`` is."""
+    limits = limits_for(request, settings)
+    try:
+        yield from iterate_within(limits, chunks)
+    except Exception as exc:
+        limited = _limited(limits, request)
+        if limited is None:
+            raise
+        raise limited from exc
+    finally:
+        _close(chunks)
 
 
-def _adeadline(chunks: AsyncChunks, request: LLMRequest, settings: RouterSettings) -> AsyncChunks:
+async def _adeadline(
+    chunks: AsyncChunks, request: LLMRequest, settings: RouterSettings
+) -> AsyncChunks:
     """The async twin of :func:`_deadline`."""
-    del request, settings
-    return chunks
+    limits = limits_for(request, settings)
+    try:
+        async for chunk in aiterate_within(limits, chunks):
+            yield chunk
+    except Exception as exc:
+        limited = _limited(limits, request)
+        if limited is None:
+            raise
+        raise limited from exc
+    finally:
+        await _aclose(chunks)
+
+
+def _limited(limits: CallLimits, request: LLMRequest) -> RouterError | None:
+    return limits.error(provider(request.vendor).label, request.vendor)
 
 
 def _replaced(result: AdapterResult, delivered: _Delivered) -> bool:

@@ -24,6 +24,13 @@ import structlog
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
 from adapters.registry import provider
 from router.assemble import assemble_response
+from router.call_limits import (
+    CallLimits,
+    DeadlineExceeded,
+    limits_for,
+    limits_scope,
+    run_within,
+)
 from router.citations.redirects import RedirectResolver
 from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from router.errors import (
@@ -310,11 +317,24 @@ class UnifiedLLMAdapter:
     def _route_once(self, request: LLMRequest, started: float, attempts_before: int) -> LLMResponse:
         try:
             adapter = _guarded(lambda: self.adapter_for(request.vendor))
-            result, attempts = self._retry.call(
-                lambda: _guarded(lambda: adapter.complete(request, self.settings))
-            )
-            self._resolve_redirects(result)
-            return self._finish(request, result, attempts_before + attempts, started)
+
+            def attempt() -> tuple[AdapterResult, CallLimits]:
+                # One provider call within its limits: a deadline of timeout_s in all, and
+                # replies, citations and forensic events bounded (router.call_limits).
+                limits = self._limits(request)
+                with limits_scope(limits):
+                    try:
+                        return _guarded(lambda: adapter.complete(request, self.settings)), limits
+                    except RouterError as error:
+                        limited = _limit_error(limits, request)
+                        if limited is None:
+                            raise
+                        raise limited from error
+
+            (result, limits), attempts = self._retry.call(attempt)
+            with limits_scope(self._limits(request)):  # resolution gets a deadline of its own
+                self._resolve_redirects(result)
+            return self._finish(request, result, attempts_before + attempts, started, limits)
         except RouterError as error:
             self._fail(request, error)
             raise
@@ -325,12 +345,23 @@ class UnifiedLLMAdapter:
         try:
             adapter = _guarded(lambda: self.adapter_for(request.vendor))
 
-            async def attempt() -> AdapterResult:
-                return await _aguarded(lambda: adapter.acomplete(request, self.settings))
+            async def attempt() -> tuple[AdapterResult, CallLimits]:
+                limits = self._limits(request)
+                try:
+                    result = await run_within(
+                        limits, lambda: _aguarded(lambda: adapter.acomplete(request, self.settings))
+                    )
+                except (RouterError, DeadlineExceeded) as error:
+                    limited = _limit_error(limits, request)
+                    if limited is None and isinstance(error, RouterError):
+                        raise
+                    raise limited or _unexpected(error) from error
+                return result, limits
 
-            result, attempts = await self._retry.acall(attempt)
-            await self._aresolve_redirects(result)
-            return self._finish(request, result, attempts_before + attempts, started)
+            (result, limits), attempts = await self._retry.acall(attempt)
+            with limits_scope(self._limits(request)):
+                await self._aresolve_redirects(result)
+            return self._finish(request, result, attempts_before + attempts, started, limits)
         except RouterError as error:
             self._fail(request, error)
             raise
@@ -361,10 +392,20 @@ class UnifiedLLMAdapter:
                 self._resolver = RedirectResolver(self.settings)
             return self._resolver, urls
 
+    def _limits(self, request: LLMRequest) -> CallLimits:
+        return limits_for(request, self.settings)
+
     def _finish(
-        self, request: LLMRequest, result: AdapterResult, attempts: int, started: float
+        self,
+        request: LLMRequest,
+        result: AdapterResult,
+        attempts: int,
+        started: float,
+        limits: CallLimits | None = None,
     ) -> LLMResponse:
         _check_nesting(result, self.settings.max_json_depth)
+        if limits is not None:
+            _note_cuts(request, result, limits)
         cost = self._cost(request, result)
         response = _guarded(
             lambda: assemble_response(
@@ -449,6 +490,33 @@ def _traced_event(
         span.succeeded(event.response)
 
 
+def _limit_error(limits: CallLimits, request: LLMRequest) -> RouterError | None:
+    """The error of the call limit that ended the attempt, if one did (whatever the SDK made of
+    it on its way out: a timeout, a connection error, an unexpected exception)."""
+    if limits.fired is None:
+        return None
+    return limits.error(provider(request.vendor).label, request.vendor)
+
+
+def _note_cuts(request: LLMRequest, result: AdapterResult, limits: CallLimits) -> None:
+    """Say so when a limit cut the reply's citations or its forensic events."""
+    if limits.citations_cut:
+        kept = limits.max_citations
+        result.warnings.append(
+            f"[CITATIONS] {provider(request.vendor).label}: the reply named more sources than "
+            f"GROUNDING_ROUTER_MAX_CITATIONS={kept}; the first {kept} were kept, "
+            f"{limits.citations_cut} cut"
+        )
+    if limits.max_debug_events is not None and limits.debug_events > limits.max_debug_events:
+        log.warning(
+            "forensic_events_cut",
+            vendor=request.vendor,
+            request_id=request.request_id,
+            kept=limits.max_debug_events,
+            setting="GROUNDING_ROUTER_MAX_DEBUG_EVENTS",
+        )
+
+
 def _check_nesting(result: AdapterResult, limit: int) -> None:
     """A JSON answer deeper than the limit is refused: no response could carry it as JSON."""
     if result.parsed is None:
@@ -483,7 +551,7 @@ def _resolve_links(result: AdapterResult, targets: Mapping[str, str]) -> None:
     result.citations = _guarded(lambda: with_resolved_redirects(result.citations, targets))
 
 
-def _unexpected(exc: Exception) -> RouterError:
+def _unexpected(exc: BaseException) -> RouterError:
     return RouterError(
         f"unexpected {type(exc).__name__} inside the router: {exc}", reason="unexpected_error"
     )

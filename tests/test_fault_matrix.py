@@ -34,7 +34,19 @@ MATRIX: dict[str, Any] = json.loads(
 CELLS: list[dict[str, Any]] = MATRIX["cells"]
 MODES = ("AUTO", "REQUIRED")
 CALLS = ("route", "aroute")
-TRANSIENT_KINDS = ("429", "500", "503", "hang", "drop", "truncate", "html")
+TRANSIENT_KINDS = (
+    "429",
+    "500",
+    "503",
+    "hang",
+    "drop",
+    "truncate",
+    "html",
+    "trickle_headers",
+    "trickle_body",
+    "trickle_chunks",
+    "continue_flood",
+)
 
 
 def _cell_id(cell: dict[str, Any]) -> str:

@@ -14,11 +14,13 @@ the same route with ``stream=True``: the SDK decodes the event stream and hands 
 data over as the plain dict it is, which the stream reader (:mod:`adapters.openai.stream`)
 reads; no typed event is built.
 
-Clients are created lazily and reused, keyed by what shapes them (API key and base URL), so one
-adapter serves any settings from any thread. Async clients belong to the event loop they were
-created on, so they are kept per running loop (:mod:`adapters.loop_clients`); ``aclose()``
-closes the current loop's clients, ``close()`` the sync ones and those of loops that are no
-longer running, and a loop that shuts down the way ``asyncio.run`` does closes its own.
+The clients' HTTP stacks come from :mod:`adapters.http_clients`: bounded by the call's
+deadline and reply limit, following no redirect. Clients are created lazily and reused, keyed
+by what shapes them (API key and base URL), so one adapter serves any settings from any thread.
+Async clients belong to the event loop they were created on, so they are kept per running loop
+(:mod:`adapters.loop_clients`); ``aclose()`` closes the current loop's clients, ``close()`` the
+sync ones and those of loops that are no longer running, and a loop that shuts down the way
+``asyncio.run`` does closes its own.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import structlog
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
+from adapters.http_clients import async_client_options, sdk_timeout_s, sync_client
 from adapters.loop_clients import LoopClients
 from adapters.openai.citations import (
     OpenAIGrounding,
@@ -199,9 +202,14 @@ class OpenAIAdapter:
         with self._lock:
             client = self._clients.get(key)
             if client is None:
-                from openai import OpenAI
+                from openai import DefaultHttpxClient, OpenAI
 
-                client = self._clients[key] = OpenAI(api_key=key[0], base_url=key[1], max_retries=0)
+                client = self._clients[key] = OpenAI(
+                    api_key=key[0],
+                    base_url=key[1],
+                    max_retries=0,
+                    http_client=sync_client(DefaultHttpxClient),
+                )
                 if grounding_debug_enabled():
                     _log.debug("openai_client_created", kind="sync", clients=len(self._clients))
             return client
@@ -285,7 +293,10 @@ def _new_async_client(key: _ClientKey) -> AsyncOpenAI:
     from openai import AsyncOpenAI, DefaultAioHttpClient
 
     client = AsyncOpenAI(
-        api_key=key[0], base_url=key[1], max_retries=0, http_client=DefaultAioHttpClient()
+        api_key=key[0],
+        base_url=key[1],
+        max_retries=0,
+        http_client=DefaultAioHttpClient(**async_client_options()),
     )
     if grounding_debug_enabled():
         _log.debug("openai_client_created", kind="async")
@@ -310,7 +321,7 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
 
 
 def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
-    return request.timeout_s or settings.timeout_s
+    return sdk_timeout_s(request.timeout_s or settings.timeout_s)
 
 
 if TYPE_CHECKING:  # mypy proves that the class satisfies the router's adapter protocols

@@ -9,6 +9,7 @@ what the SDK raised                     router error                     reason
 5xx (``InternalServerError``)           ``ProviderTransientError``       ``server_error``
 ``APITimeoutError``                     ``ProviderTransientError``       ``timeout``
 ``APIConnectionError``                  ``ProviderTransientError``       ``connection``
+3xx (redirects are not followed)        ``ProviderRequestError``         ``redirect``
 401 / 403                               ``ProviderRequestError``         ``auth``
 404                                     ``ProviderRequestError``         ``not_found``
 other 4xx                               ``ProviderRequestError``         ``bad_request``
@@ -48,6 +49,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.http_clients import redirect_target
 from adapters.malformed_http import malformed_http_error
 from router.errors import (
     ProviderError,
@@ -151,6 +153,16 @@ def _status_error(exc: Any, secret: str | None) -> ProviderError:
     message = provider_message(exc.body, fallback=exc.message, secret=secret)
     code = getattr(exc, "code", None)
     said = f": {message}" if message else ""
+    if 300 <= status < 400:
+        return ProviderRequestError(
+            f"OpenAI answered with a redirect (HTTP {status}{redirect_target(exc.response.headers)}"
+            f"); provider calls follow no redirect, which would send the prompt to another "
+            f"host: check {BASE_URL_SETTING}",
+            vendor="openai",
+            status_code=status,
+            reason="redirect",
+            provider_message=message,
+        )
     if status == 429 and code == "insufficient_quota":
         return ProviderRequestError(
             f"OpenAI: the account's quota is used up (HTTP 429){said}",

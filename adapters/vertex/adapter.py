@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
+from adapters.http_clients import sdk_timeout_s
 from adapters.vertex.body import reply_body
 from adapters.vertex.clients import VertexClients, timeout_ms
 from adapters.vertex.errors import translated_errors
@@ -187,7 +188,7 @@ def _call(
     *,
     streaming: bool = False,
 ) -> dict[str, Any]:
-    timeout = timeout_ms(request.timeout_s or settings.timeout_s)
+    timeout = timeout_ms(sdk_timeout_s(request.timeout_s or settings.timeout_s))
     return {
         "model": request.model,
         "contents": build_contents(request, step, answer),

@@ -19,6 +19,7 @@ import threading
 import urllib.request
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from adapters.http_clients import aiohttp_session_options, sdk_timeout_s, sync_client
 from adapters.loop_clients import LoopClients
 from router.errors import ConfigurationError
 from router.logging import register_secret
@@ -70,11 +71,11 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
         location=location,
         base_url=settings.vertex_base_url or None,
         access_token=access_token or None,
-        timeout_ms=timeout_ms(settings.timeout_s),
+        timeout_ms=timeout_ms(sdk_timeout_s(settings.timeout_s)),
     )
 
 
-def _new_client(key: _ClientKey, *, async_http: Any = None) -> Client:
+def _new_client(key: _ClientKey, *, async_http: Any = None, sync_http: Any = None) -> Client:
     from google import genai
     from google.genai import types
 
@@ -98,7 +99,10 @@ def _new_client(key: _ClientKey, *, async_http: Any = None) -> Client:
                 base_url=key.base_url,
                 timeout=key.timeout_ms,
                 retry_options=types.HttpRetryOptions(attempts=1),
+                # Ours, so they honour the call's limits and follow no redirect.
+                httpx_client=sync_http,
                 aiohttp_client=async_http,
+                async_client_args={"allow_redirects": False},
             ),
         )
     except ValueError as exc:  # the SDK validates its arguments, and says what it wants
@@ -120,7 +124,9 @@ def _new_async_http() -> Any:
     import aiohttp
 
     return aiohttp.ClientSession(
-        trust_env=_proxy_configured(), connector=aiohttp.TCPConnector(limit=_MAX_CONNECTIONS)
+        trust_env=_proxy_configured(),
+        connector=aiohttp.TCPConnector(limit=_MAX_CONNECTIONS),
+        **aiohttp_session_options(),
     )
 
 
@@ -156,17 +162,21 @@ class VertexClients:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._sync: dict[_ClientKey, Client] = {}
+        # Each sync client with the httpx client it runs on, which google-genai leaves to us.
+        self._sync: dict[_ClientKey, tuple[Client, Any]] = {}
         self._async = LoopClients(_new_async_entry, _close_async_entry)
 
     def sync_client(self, settings: RouterSettings) -> Client:
         """The client for ``settings``, created on first use."""
         key = _client_key(settings)
         with self._lock:
-            client = self._sync.get(key)
-            if client is None:
-                client = self._sync[key] = _new_client(key)
-            return client
+            entry = self._sync.get(key)
+            if entry is None:
+                import httpx2
+
+                http = sync_client(httpx2.Client)
+                entry = self._sync[key] = (_new_client(key, sync_http=http), http)
+            return entry[0]
 
     def async_client(self, settings: RouterSettings) -> AsyncClient:
         """The async client for ``settings`` on the running event loop, created on first use."""
@@ -177,8 +187,9 @@ class VertexClients:
         with self._lock:
             clients = list(self._sync.values())
             self._sync.clear()
-        for client in clients:
+        for client, http in clients:
             client.close()
+            http.close()
         self._async.close_idle()
 
     async def aclose(self) -> None:

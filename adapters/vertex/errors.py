@@ -9,6 +9,7 @@ raised inside the SDK call                     router error (``reason``)
 ``genai.errors.APIError`` 429                  ProviderTransientError ("rate_limited")
 ``APIError`` 408 / 409                         ProviderTransientError ("timeout" / "conflict")
 ``APIError`` 5xx (also a proxy's HTML page)    ProviderTransientError ("server_error")
+``APIError`` 3xx (redirects are not followed)  ProviderRequestError ("redirect")
 ``APIError`` 401 / 403                         ProviderRequestError ("auth"), names the settings
 ``APIError`` 404 / other 4xx                   ProviderRequestError ("not_found" / "bad_request")
 transport timeout (httpx2, httpx, aiohttp)     ProviderTransientError ("timeout")
@@ -53,6 +54,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
+from adapters.http_clients import redirect_target
 from adapters.malformed_http import malformed_http_error
 from router.errors import (
     ConfigurationError,
@@ -171,6 +173,15 @@ def _from_api_error(exc: Any) -> RouterError:
         "status_code": code,
         "provider_message": provider_message,
     }
+    if code is not None and 300 <= code < 400:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        return ProviderRequestError(
+            f"Vertex AI answered with a redirect ({said}{redirect_target(headers)}); provider "
+            "calls follow no redirect, which would send the prompt to another host: check "
+            "GROUNDING_ROUTER_VERTEX_BASE_URL",
+            reason="redirect",
+            **context,
+        )
     if code is not None and (code in _TRANSIENT_REASONS or code >= 500):
         headers = getattr(getattr(exc, "response", None), "headers", None)
         return ProviderTransientError(

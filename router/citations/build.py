@@ -14,6 +14,7 @@ from typing import Any, cast, get_args, get_type_hints
 
 import structlog
 
+from router.call_limits import current_limits
 from router.citations.derive import NOT_REDIRECT, REDIRECT_ONLY, Derived, derive
 from router.citations.domains import looks_like_domain
 from router.citations.raw import jsonable_raw
@@ -262,11 +263,13 @@ class CitationCollector:
     change in between, which holds within one extraction).
     """
 
-    __slots__ = ("_entries", "_in_order", "_last_rank", "_unranked", "provider")
+    __slots__ = ("_entries", "_in_order", "_last_rank", "_limits", "_unranked", "provider")
 
     def __init__(self, provider: Vendor) -> None:
         self.provider: Vendor = provider
         self._entries: list[_Entry] = []
+        # The call's limits: past max_citations sources, the rest are cut (and counted there).
+        self._limits = current_limits()
         # Whether the entries so far are in rank order: ranks never decreasing, unranked last.
         self._in_order = True
         self._last_rank = 0
@@ -293,8 +296,18 @@ class CitationCollector:
         """Add one source (``make_citation``'s arguments); False when it names no domain.
 
         Unlike ``make_citation``, the collector keeps ``spans`` (the list and its dicts) as its
-        citation's own: pass span dicts made for this source that nothing else holds.
+        citation's own: pass span dicts made for this source that nothing else holds. Past the
+        call's ``max_citations`` sources, a source is cut before any work is done on it: a reply
+        naming 200,000 sources costs what one naming the limit does.
         """
+        limits = self._limits
+        if (
+            limits is not None
+            and limits.max_citations is not None
+            and len(self._entries) >= limits.max_citations
+        ):
+            limits.citations_cut += 1
+            return True
         found = derive(
             url,
             title,

@@ -17,7 +17,8 @@ What the resolver will do, and nothing more:
   vetted addresses, so nothing re-resolves between check and connect); a target must resolve to
   public addresses only (``router.citations.addresses``), else it is refused;
 - a short timeout, a bounded number of requests in flight, an in-memory cache with a TTL
-  (failures are cached too, for a shorter time), no proxy from the environment;
+  (failures are cached too, for a shorter time), no proxy from the environment; all of a
+  call's resolutions end by the call's deadline (``timeout_s``), resolved or not;
 - it never raises: any failure is None (the citation then falls back as DESIGN.md section 3 says).
 
 The only loosening is ``_allow_loopback``, a private constructor argument for the resolver's own
@@ -28,6 +29,7 @@ port, never accept a loopback target, and no setting or environment variable rea
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import socket
 import threading
 import time
@@ -40,6 +42,7 @@ from urllib.parse import urljoin
 
 import structlog
 
+from router.call_limits import current_limits
 from router.citations.addresses import IPAddress, is_public_address, parse_ip_literal
 from router.citations.urls import REDIRECTORS, normalize_url, split_canonical_url
 from router.logging import grounding_debug_enabled
@@ -174,7 +177,7 @@ class RedirectResolver:
             to_fetch.setdefault(canonical, []).append(url)
         if to_fetch:
             try:
-                targets = await self._fetch_all(list(to_fetch))
+                targets = await self._fetch_all(list(to_fetch), _budget_s())
             except Exception as exc:  # never into the route: no session, no event loop, ...
                 _log.warning("redirect_resolver_failed", error=type(exc).__name__)
                 targets = {}
@@ -200,9 +203,11 @@ class RedirectResolver:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.resolve_many(batch))
-        # A sync adapter called from async code: run the lookups on a loop of their own.
+        # A sync adapter called from async code: run the lookups on a loop of their own, in
+        # this context (the call's deadline bounds them there too).
+        context = contextvars.copy_context()
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="redirect-resolver") as pool:
-            return pool.submit(asyncio.run, self.resolve_many(batch)).result()
+            return pool.submit(context.run, asyncio.run, self.resolve_many(batch)).result()
 
     def clear_cache(self) -> None:
         """Forget every cached answer."""
@@ -274,7 +279,10 @@ class RedirectResolver:
             raise _Refused("non_public_address")
         return addresses
 
-    async def _fetch_all(self, canonicals: list[str]) -> dict[str, str | None]:
+    async def _fetch_all(
+        self, canonicals: list[str], budget_s: float | None
+    ) -> dict[str, str | None]:
+        """Fetch every URL; what is still unresolved after ``budget_s`` seconds stays None."""
         import aiohttp
 
         connector = aiohttp.TCPConnector(
@@ -288,8 +296,22 @@ class RedirectResolver:
             trust_env=False,
             headers={"User-Agent": _USER_AGENT},
         ) as session:
-            targets = await asyncio.gather(*(self._fetch_one(session, url) for url in canonicals))
-        return dict(zip(canonicals, targets, strict=True))
+            tasks = [asyncio.ensure_future(self._fetch_one(session, url)) for url in canonicals]
+            done, pending = await asyncio.wait(tasks, timeout=budget_s)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+                _log.warning(
+                    "redirects_unresolved_at_deadline",
+                    resolved=len(done),
+                    unresolved=len(pending),
+                    budget_s=budget_s,
+                )
+        return {
+            url: task.result() if task in done and not task.cancelled() else None
+            for url, task in zip(canonicals, tasks, strict=True)
+        }
 
     async def _fetch_one(self, session: ClientSession, canonical: str) -> str | None:
         host = _host(canonical)
@@ -328,6 +350,16 @@ class RedirectResolver:
         # to callers as the citation's URL. The test-only loopback allowance does not apply.
         await self._vetted_addresses(target_parts.host, target_parts.port or 0)
         return target
+
+
+def _budget_s() -> float | None:
+    """What the current call's deadline leaves for resolving (None outside a call).
+
+    Each resolution has its own short timeout, but many links, a few at a time, would add up
+    far past the call's ``timeout_s``: whatever is unresolved when it ends stays unresolved.
+    """
+    limits = current_limits()
+    return None if limits is None else limits.remaining()
 
 
 def _host(canonical: str) -> str:

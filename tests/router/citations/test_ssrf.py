@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from router.call_limits import CallLimits, limits_scope
 from router.citations import RedirectResolver, normalize_url
 from router.citations.urls import split_canonical_url
 from router.emulator import Emulator
@@ -207,3 +208,24 @@ def test_route_with_resolution_on_still_answers_from_the_fallback(
     assert any(domain != "google.com" for _, domain, _ in expected)
     assert lookup.asked  # the resolver did try, and was refused
     assert spy.others() == []
+
+
+@pytest.mark.timeout(20)
+async def test_many_silent_redirectors_end_at_the_call_deadline(
+    redirector: Any, spy: ConnectionSpy, lookup: TableLookup
+) -> None:
+    """Forty links, one at a time, to a redirector that never answers end with the call's
+    deadline (0.5 s), not after forty resolver timeouts."""
+    spy.allowed.add(("127.0.0.1", redirector.port))
+    redirector.gate_at = 1_000  # every request waits for 1,000 in flight: none ever answers
+    resolver = RedirectResolver(
+        allowed_hosts=["127.0.0.1"],
+        timeout_s=2.0,
+        max_concurrency=1,
+        _allow_loopback=True,
+        _lookup=lookup,
+    )
+    links = [redirector.redirect(f"slow-{n}", "https://example.com/") for n in range(40)]
+    with limits_scope(CallLimits(0.5)):
+        assert await resolver.resolve_many(links) == {}
+    assert len(redirector.hits) < len(links)
