@@ -253,9 +253,27 @@ def test_echoed_token_is_redacted_without_a_router(
     assert token not in str(raised.value)
 
 
+SLOW_KINDS = ("trickle_headers", "trickle_body", "trickle_chunks", "continue_flood")
+
+
 def test_every_fault_kind_is_covered() -> None:
     """The tables here name every fault kind the emulator knows, besides delay."""
-    assert set(ERROR_KINDS) | set(CONTENT_KINDS) | {"delay"} == set(FAULT_KINDS)
+    covered = set(ERROR_KINDS) | set(CONTENT_KINDS) | set(SLOW_KINDS) | {"delay"}
+    assert covered == set(FAULT_KINDS)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("kind", SLOW_KINDS)
+def test_slow_delivery_within_the_read_timeout_is_answered(
+    kind: str, mode: str, settings: RouterSettings, adapter: VertexAdapter
+) -> None:
+    """A reply trickled for 0.2 s reaches the adapter whole (the deadline is the router's)."""
+    request = _request(f"Weather in Lima? [[emulator:fault={kind}:0.2]]", grounded=True)
+    if mode == "sync":
+        result = adapter.complete(request, settings)
+    else:
+        result = asyncio.run(adapter.acomplete(request, settings))
+    assert result.content
 
 
 def test_no_search_is_not_grounded(adapter: VertexAdapter, settings: RouterSettings) -> None:
