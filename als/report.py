@@ -232,7 +232,7 @@ def build_report(
     source: str | os.PathLike[str] | Iterable[Mapping[str, Any]],
     by: Sequence[str] = DEFAULT_GROUP_BY,
 ) -> ALSReport:
-    """The ALS report over a batch output file (read streaming) or over rows already parsed.
+    """The ALS report over a batch output file or shard directory (read streaming), or rows.
 
     ``by`` names the group keys, any of ``vendor``, ``model`` and ``country`` in the order the
     groups should be labelled; an empty ``by`` puts every row in one group. A missing file raises
@@ -286,16 +286,22 @@ def _check_keys(by: Sequence[str]) -> tuple[str, ...]:
 
 
 def _read_rows(path: Path) -> Iterator[object]:
-    """Each line of the file parsed, or None where a line is not JSON; one line in memory."""
-    with path.open("rb") as handle:
-        for line in read_lines(handle):
-            if line.blank:
-                continue
-            try:
-                yield loads(line.data)
-            except UnreadableLineError:
-                log.debug("als_line_unreadable", line=line.number)
-                yield None
+    """Each line parsed, or None where a line is not JSON; one line in memory.
+
+    ``path`` is a batch output file, or a directory of shards (``batch --engine ray``), whose
+    ``*.jsonl`` files are read in name order.
+    """
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    for file in files:
+        with file.open("rb") as handle:
+            for line in read_lines(handle):
+                if line.blank:
+                    continue
+                try:
+                    yield loads(line.data)
+                except UnreadableLineError:
+                    log.debug("als_line_unreadable", file=file.name, line=line.number)
+                    yield None
 
 
 def _outcome(row: object) -> bool | None:

@@ -33,8 +33,11 @@ __all__ = [
     "check_output_path",
     "error_row",
     "existing_request_ids",
+    "line_bytes",
+    "row_request_id",
     "row_text",
     "success_row",
+    "unexpected_error",
 ]
 
 log = structlog.get_logger(__name__)
@@ -79,13 +82,28 @@ async def answer_row(
         failure = error
     except Exception as exc:  # a bug must cost one row, not the run
         log.exception("batch_row_failed", request_id=request_id)
-        failure = RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")
+        failure = unexpected_error(exc)
     return row_text(error_row(line, request_id, failure, request)), row_facts(error=failure)
 
 
 def row_text(row: Mapping[str, Any]) -> str:
     """A row as the one line of JSON the output file holds (without the newline)."""
     return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+
+def line_bytes(text: str) -> bytes:
+    """A row's text as the bytes of its output line, newline included, as every engine writes it.
+
+    A configured secret a provider quoted back never reaches the output, in any encoding. A
+    lone surrogate (from a provider's "\\ud800" escape) cannot be UTF-8: it is written as the
+    JSON escape it came as. JSON text holds non-ASCII only inside strings, so it stays valid.
+    """
+    return redact_text(text, shapes=False).encode("utf-8", "backslashreplace") + b"\n"
+
+
+def unexpected_error(exc: Exception) -> RouterError:
+    """What a row records when routing failed with something other than a ``RouterError``."""
+    return RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")
 
 
 def _request_summary(request: LLMRequest) -> dict[str, Any]:
@@ -115,14 +133,15 @@ def existing_request_ids(path: Path) -> tuple[set[str], int]:
         for line in read_lines(handle):
             if not line.complete:
                 break
-            request_id = _row_id(line.data)
+            request_id = row_request_id(line.data)
             if request_id is not None:
                 ids.add(request_id)
             complete_length = line.end
     return ids, complete_length
 
 
-def _row_id(data: bytes) -> str | None:
+def row_request_id(data: bytes) -> str | None:
+    """The request_id of an output line, or None when the line is not a row."""
     try:
         row = loads(data)
     except UnreadableLineError:
@@ -217,11 +236,7 @@ class ResultWriter:
         """Write an already serialised row (from a worker process)."""
         if self.failure is not None:
             raise self.failure
-        # A configured secret a provider quoted back never reaches the file, in any encoding.
-        line = redact_text(line, shapes=False)
-        # A lone surrogate (from a provider's "\ud800" escape) cannot be UTF-8: written as the
-        # JSON escape it came as. JSON text holds non-ASCII only inside strings, so it is valid.
-        encoded = line.encode("utf-8", "backslashreplace") + b"\n"
+        encoded = line_bytes(line)
         unwritten = memoryview(encoded)
         try:
             while unwritten:  # a write may take only part of a row, on a nearly full disk

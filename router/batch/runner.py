@@ -12,10 +12,11 @@ get no row, so a resume runs them) and returns a summary marked ``interrupted``.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 
@@ -85,6 +86,10 @@ async def arun_batch(
     workers: int = 1,
     tracer_provider: Any | None = None,
     worker_setup: Callable[[], None] | None = None,
+    engine: Literal["local", "ray"] = "local",
+    ray_address: str | None = None,
+    actors: tuple[int, int] | None = None,
+    checkpoint: str | None = None,
 ) -> BatchSummary:
     """Run every request of ``input_path`` and write one row per request to ``output_path``.
 
@@ -105,9 +110,38 @@ async def arun_batch(
     continue that trace, each under a ``grounding_router.batch.worker`` span, when they have a
     tracer provider of their own: ``worker_setup``, a picklable function run at the start of
     each worker (configure the OpenTelemetry SDK there), or ``opentelemetry-instrument``.
+
+    ``engine="ray"`` runs the job on a Ray cluster instead (:mod:`router.batch.ray_engine`; the
+    ``ray`` extra): ``ray_address`` names the cluster to join (``"auto"``: the one started on
+    this machine; default: a local cluster for the run), ``actors`` the (min, max) size of the
+    routing actor pool, ``checkpoint`` where Ray Data keeps the ids of committed rows. Paths may
+    then be object-store URIs, and ``output_path`` a directory of shards unless it ends in
+    ``.jsonl``. The Ray engine takes no ``router``, ``workers``, ``tracer_provider`` or
+    ``worker_setup``: each actor builds its router from ``settings``.
     """
-    source, target = Path(input_path), Path(output_path)
     _check_options(concurrency=concurrency, workers=workers, router=router)
+    if engine == "ray":
+        return await _run_on_ray(
+            str(input_path),
+            str(output_path),
+            settings=settings or RouterSettings(),
+            concurrency=concurrency,
+            max_rps=max_rps,
+            resume=resume,
+            overwrite=overwrite,
+            stop=stop or asyncio.Event(),
+            grace_s=grace_s,
+            on_progress=on_progress,
+            address=ray_address,
+            actors=actors,
+            checkpoint=checkpoint,
+            local_only=(router, workers > 1, tracer_provider, worker_setup),
+        )
+    if engine != "local":
+        raise ValueError(f"unknown engine {engine!r}: use 'local' or 'ray'")
+    if ray_address is not None or actors is not None or checkpoint is not None:
+        raise ValueError("ray_address, actors and checkpoint apply to engine='ray' only")
+    source, target = Path(input_path), Path(output_path)
     limiters = RateLimits(max_rps)
     _check_paths(source, target, resume=resume, overwrite=overwrite)
     done_ids, keep_bytes = existing_request_ids(target) if resume else (set(), 0)
@@ -184,6 +218,36 @@ def _summary_attributes(summary: BatchSummary) -> dict[str, Any]:
         attributes["grounding_router.cost"] = total["total"]
         attributes["grounding_router.cost.currency"] = total["currency"]
     return attributes
+
+
+async def _run_on_ray(
+    source: str,
+    output: str,
+    *,
+    stop: asyncio.Event,
+    local_only: tuple[Any, ...],
+    **options: Any,
+) -> BatchSummary:
+    if any(local_only):
+        raise ValueError(
+            "engine='ray' builds a router on each actor: pass settings, not router, workers, "
+            "tracer_provider or worker_setup"
+        )
+    from router.batch.ray_engine import run_ray_batch
+
+    abandon = threading.Event()
+    try:
+        return await asyncio.to_thread(
+            run_ray_batch,
+            source,
+            output,
+            should_stop=stop.is_set,
+            should_abandon=abandon.is_set,
+            **options,
+        )
+    except asyncio.CancelledError:
+        abandon.set()  # the job's thread returns at its next look, leaving the job behind
+        raise
 
 
 def _check_options(*, concurrency: int, workers: int, router: UnifiedLLMAdapter | None) -> None:

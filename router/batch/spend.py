@@ -100,6 +100,11 @@ class SpendLedger:
             totals = self.by_model[key] = _Totals()
         totals.add(spend)
 
+    def merge(self, other: SpendLedger) -> None:
+        """Add the spend totalled in ``other`` (a part of the same run, totalled elsewhere)."""
+        for key, totals in other.by_model.items():
+            _merge(self.by_model.setdefault(key, _Totals()), totals)
+
     def summary(self) -> CostSummary:
         by_vendor: dict[str, _Totals] = {}
         by_currency: dict[str, _Totals] = {}

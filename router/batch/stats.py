@@ -119,6 +119,16 @@ class BatchStats:
             self.domains.update(domains)
             self.latencies_ms.append(latency_ms)
 
+    def merge(self, other: BatchStats) -> None:
+        """Add the rows counted in ``other`` (a part of the same run, counted elsewhere)."""
+        self.outcomes.update(other.outcomes)
+        self.required_reasons.update(other.required_reasons)
+        self.grounded_answers += other.grounded_answers
+        self.citations += other.citations
+        self.domains.update(other.domains)
+        self.latencies_ms.extend(other.latencies_ms)
+        self.spend.merge(other.spend)
+
     def summary(self, *, elapsed_s: float, interrupted: bool) -> BatchSummary:
         answered = self.outcomes["ok"]
         p50, p95 = _percentiles(self.latencies_ms)

@@ -1,4 +1,4 @@
-"""``grounding-router als OUT.jsonl``: the ALS report over a batch output file."""
+"""``grounding-router als OUT.jsonl``: the ALS report over a batch output file or shards."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ examples:
   grounding-router als out.jsonl --by vendor,country --top 10
   grounding-router als out.jsonl --json > als.json
   grounding-router als out.jsonl --cost-per-source
+  grounding-router als shards/            (the -o directory of batch --engine ray)
   grounding-router als out.jsonl --png als.png   (needs pip install 'grounding-router[charts]')"""
 
 
@@ -46,7 +47,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("input", type=Path, metavar="OUT.jsonl", help="a batch output file")
+    parser.add_argument(
+        "input",
+        type=Path,
+        metavar="OUT.jsonl",
+        help="a batch output file, or the directory of shards of batch --engine ray",
+    )
     parser.add_argument(
         "--by",
         type=_group_keys,

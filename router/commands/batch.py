@@ -7,12 +7,17 @@ import asyncio
 import json
 import signal
 import sys
+import warnings
 from pathlib import Path
 
 from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
 
 __all__ = ["register"]
+
+# Ray Data warns when its actor pool gets fewer blocks than its minimum size (a resumed job with
+# little or nothing left to route) and advises more blocks: advice that does not apply here.
+_RAY_POOL_ADVICE = "The minimum number of concurrent actors"
 
 _DESCRIPTION = """\
 Run every request of a JSONL file (one LLMRequest object per line) and write one result line per
@@ -25,7 +30,16 @@ arrive; --resume skips the request_ids already in OUT, so an interrupted or kill
 finished without duplicates. OUT must be a regular file and not the input; when it cannot be
 written (disk full, read-only), the run stops with exit code 2, every row written kept.
 Ctrl-C (or SIGTERM) stops feeding new requests, lets those in flight finish for --grace-s
-seconds, flushes, prints the summary and exits 130; a second Ctrl-C stops at once."""
+seconds, flushes, prints the summary and exits 130; a second Ctrl-C stops at once.
+
+--engine ray runs the same job on a Ray cluster (needs pip install 'grounding-router[ray]'): the
+input is read, routed by a pool of actors (--actors MIN:MAX, one router each) and written as JSONL
+shards by Ray; OUT is a directory of shards, or, when it ends in .jsonl, one file merged from the
+shards in OUT.shards/. Resume comes from Ray Data's checkpoint (--checkpoint, default
+OUT.checkpoint beside OUT); IN, OUT and the checkpoint may be object-store URIs.
+--ray-address joins a running cluster (ray start --head); without it the cluster started on this
+machine is used, or a local one started for the run. Ctrl-C waits --grace-s for the job to end,
+then leaves it: committed rows stay, and --resume does the rest."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,9 +50,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("input", type=Path, metavar="IN.jsonl", help="requests, one per line")
+    parser.add_argument("input", metavar="IN.jsonl", help="requests, one per line")
     parser.add_argument(
-        "-o", "--output", type=Path, required=True, metavar="OUT.jsonl", help="result rows"
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT.jsonl",
+        help="result rows (with --engine ray: a .jsonl file, or a directory of shards)",
     )
     parser.add_argument(
         "--concurrency", type=_positive_int, default=16, help="requests in flight (default 16)"
@@ -56,6 +74,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=1,
         help="worker processes, each with its own event loop and SDK clients (default 1); "
         "the SDKs cost CPU per call, so a second core nearly doubles throughput",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="local: this machine, in-process or --workers processes (default); ray: a Ray "
+        "cluster, for jobs that spread over hosts, keys and regions or use object storage",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="with --engine ray: the cluster to join, e.g. 10.0.0.5:6379 or auto",
+    )
+    parser.add_argument(
+        "--actors",
+        type=_actor_range,
+        metavar="MIN:MAX",
+        help="with --engine ray: routing actors, scaled between MIN and MAX (default 1 to what "
+        "the cluster holds)",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        metavar="PATH",
+        help="with --engine ray: where the ids of committed rows are kept (a path every node "
+        "can reach, or an object-store URI)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--resume", action="store_true", help="continue OUT, skipping ids in it")
@@ -88,6 +131,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _actor_range(text: str) -> tuple[int, int]:
+    low_text, colon, high_text = text.partition(":")
+    try:
+        low = int(low_text)
+        high = int(high_text) if colon else low
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give MIN:MAX, e.g. 1:4") from None
+    if not 1 <= low <= high:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 1 <= MIN <= MAX")
+    return low, high
+
+
 def _positive_float(text: str) -> float:
     value = float(text)
     if value <= 0:
@@ -97,9 +152,12 @@ def _positive_float(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Run the batch with signal handling; print the summary; return the exit code."""
+    from router.batch.ray_engine import RayUnavailableError
     from router.commands.progress import BatchProgress
     from router.commands.summary_table import print_summary
 
+    if args.engine == "ray":
+        warnings.filterwarnings("ignore", message=_RAY_POOL_ADVICE, category=UserWarning)
     try:
         with BatchProgress(enabled=args.progress) as progress:
             summary = asyncio.run(_run(args, progress))
@@ -108,6 +166,9 @@ def run(args: argparse.Namespace) -> int:
         # before are kept, and the message says so): all the files' fault, none a crash.
         print(f"grounding-router batch: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    except RayUnavailableError as exc:
+        print(f"grounding-router batch: {exc}", file=sys.stderr)
+        return ExitCode.NOT_AVAILABLE
     except asyncio.CancelledError:
         print(
             "grounding-router batch: stopped at once; rows written so far are complete, "
@@ -148,6 +209,10 @@ async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
             grace_s=args.grace_s,
             on_progress=progress,  # type: ignore[arg-type]
             workers=args.workers,
+            engine=args.engine,
+            ray_address=args.ray_address,
+            actors=args.actors,
+            checkpoint=args.checkpoint,
         )
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):

@@ -294,3 +294,12 @@ def test_report_logs_its_counts() -> None:
             "unreadable_lines": 1,
         }
     ]
+
+
+def test_a_directory_of_shards_reads_as_one_file(report: ALSReport, tmp_path: Path) -> None:
+    """The shards of ``batch --engine ray`` give the report their merged file would give."""
+    lines = BATCH.read_bytes().splitlines(keepends=True)
+    (tmp_path / "000001.jsonl").write_bytes(b"".join(lines[:5]))
+    (tmp_path / "000002.jsonl").write_bytes(b"".join(lines[5:]))
+    (tmp_path / "notes.txt").write_text("not a shard, not read\n")
+    assert build_report(tmp_path).to_dict() == report.to_dict()

@@ -1,0 +1,74 @@
+"""The columns rows travel in between the stages of a Ray batch job, and how values are encoded.
+
+A block read from the input holds, per line, its ``request_id`` and line number and either the
+request to route or, for a line that is no request, its finished error row. A block leaving the
+actors holds finished rows only. Rows travel as the bytes of their output line, so the file a
+shard ends in holds exactly what the local engine would have written (an Arrow string could not
+hold the lone surrogates a provider's JSON escape may put into an answer).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import pyarrow as pa
+
+from router.batch.stats import RowFacts
+from router.types import LLMRequest
+
+__all__ = [
+    "FACTS",
+    "INPUT_SCHEMA",
+    "LINE",
+    "OUTPUT_SCHEMA",
+    "REQUEST",
+    "REQUEST_ID",
+    "ROW",
+    "decode_facts",
+    "decode_request",
+    "encode_facts",
+    "encode_request",
+]
+
+REQUEST_ID = "request_id"
+LINE = "line"
+REQUEST = "request"
+ROW = "row"
+FACTS = "facts"
+
+INPUT_SCHEMA = pa.schema(
+    [
+        pa.field(REQUEST_ID, pa.string(), nullable=False),
+        pa.field(LINE, pa.int64(), nullable=False),
+        pa.field(REQUEST, pa.binary()),  # the request to route, or null for a finished row
+        pa.field(ROW, pa.binary()),  # the finished row of a line that is no request
+        pa.field(FACTS, pa.binary()),
+    ]
+)
+
+OUTPUT_SCHEMA = pa.schema(
+    [
+        pa.field(REQUEST_ID, pa.string(), nullable=False),
+        pa.field(ROW, pa.binary(), nullable=False),
+        pa.field(FACTS, pa.binary(), nullable=False),
+    ]
+)
+
+
+def encode_request(request: LLMRequest) -> bytes:
+    # The reader refuses (as an error row) any request that cannot be serialised this way.
+    return request.model_dump_json().encode("utf-8")
+
+
+def decode_request(data: bytes) -> LLMRequest:
+    return LLMRequest.model_validate_json(data)
+
+
+def encode_facts(facts: RowFacts) -> bytes:
+    # Pickled as worker processes send them: plain data, between processes of this one job.
+    return pickle.dumps(facts)
+
+
+def decode_facts(data: bytes) -> RowFacts:
+    facts: RowFacts = pickle.loads(data)
+    return facts

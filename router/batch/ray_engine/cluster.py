@@ -1,0 +1,80 @@
+"""Joining a Ray cluster, and sizing a job's actors so that it can always run to its end.
+
+The sizing rule. Ray Data holds logical CPUs for the life of every actor and task it starts,
+and starts nothing it cannot place, so a job whose parts cannot all be placed at once waits
+forever without an error. A batch job places, at the same time:
+
+- its routing actors, ``ACTOR_CPUS`` each (the work waits on providers: a fraction will do);
+- the task reading the input and one write task, ``TASK_CPUS`` each;
+- when it resumes from a checkpoint, Ray Data's checkpoint-filter actor, which takes a whole
+  CPU (Ray Data gives it no other size) and which this job keeps to one.
+
+That is the known hang of the checkpoint filter: when the routing actors hold all but less than
+one CPU, a resumed run's filter actor can never be placed, and the job hangs before the first
+row. So the routing actors may hold at most the cluster's logical CPUs less ``RESERVED_CPUS``
+(2): ``--actors`` is clamped to that, and a cluster too small for one actor is refused. A local
+cluster this process starts gets logical CPUs for one actor per core plus the reserve.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+__all__ = [
+    "ACTOR_CPUS",
+    "FILTER_CPUS",
+    "RESERVED_CPUS",
+    "TASK_CPUS",
+    "actor_range",
+    "cluster_cpus",
+    "connect",
+]
+
+ACTOR_CPUS = 0.5
+TASK_CPUS = 0.5
+FILTER_CPUS = 1.0
+RESERVED_CPUS = FILTER_CPUS + 2 * TASK_CPUS
+
+
+def connect(address: str | None) -> bool:
+    """Join the cluster at ``address`` (or start a local one); True when this call started it.
+
+    A process already connected (a test, a notebook) keeps its connection. Without an address,
+    Ray joins a cluster started on this machine (``ray start --head``) or the one ``RAY_ADDRESS``
+    names, and otherwise starts a local one.
+    """
+    import ray
+
+    if ray.is_initialized():
+        return False
+    joining = bool(address or os.environ.get("RAY_ADDRESS"))
+    local_cpus = math.ceil(RESERVED_CPUS + ACTOR_CPUS * (os.cpu_count() or 1))
+    ray.init(
+        address=address,
+        num_cpus=None if joining else local_cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
+    return True
+
+
+def cluster_cpus() -> float:
+    import ray
+
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    return float(resources.get("CPU", 0.0))
+
+
+def actor_range(requested: tuple[int, int] | None, cpus: float) -> tuple[int, int]:
+    """The (min, max) actor pool size for a cluster of ``cpus`` logical CPUs (the rule above)."""
+    fits = math.floor((cpus - RESERVED_CPUS) / ACTOR_CPUS + 1e-9)
+    if fits < 1:
+        raise ValueError(
+            f"the Ray cluster has {cpus:g} logical CPUs; a batch job needs at least "
+            f"{RESERVED_CPUS + ACTOR_CPUS:g}: {ACTOR_CPUS:g} per routing actor and "
+            f"{RESERVED_CPUS:g} for reading, writing and the checkpoint filter"
+        )
+    low, high = requested or (1, fits)
+    return min(low, fits), min(high, fits)

@@ -1,0 +1,221 @@
+"""Where a Ray batch job keeps its rows and checkpoint, and the merge into one JSONL file.
+
+``-o`` names either a directory of shards (the job's own output, read as it is by
+``grounding-router als``) or, when it ends in ``.jsonl``, one file: the shards then live in
+``OUT.shards/`` beside it and are merged into OUT when the job ends. The checkpoint lives in a
+directory of its own beside them (``OUT.checkpoint`` unless ``--checkpoint`` says
+otherwise): Ray Data's recovery deletes files in the shard directory whose names match a
+pending checkpoint, so the two must not share a directory. Every path may be a local path or an
+object-store URI; a multi-node cluster needs one that every node can reach.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow.fs as pafs
+import structlog
+
+from router.batch.input import MAX_LINE_BYTES
+from router.batch.output import row_request_id
+from router.jsonl import Line, read_lines
+
+__all__ = [
+    "Layout",
+    "MergeResult",
+    "checkpointed_ids",
+    "count_input_lines",
+    "input_lines",
+    "merge_shards",
+    "plan_layout",
+    "prepare",
+]
+
+log = structlog.get_logger(__name__)
+
+MERGED_SUFFIX = ".jsonl"
+SHARD_SUFFIX = ".jsonl"
+CHECKPOINT_SUFFIXES = (".parquet",)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The places of one job's output; ``merged`` is None when ``-o`` names a directory."""
+
+    shards: str
+    checkpoint: str
+    merged: str | None
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    rows: int
+    duplicates_dropped: int
+    unreadable_lines: int
+
+
+def plan_layout(output: str, checkpoint: str | None = None) -> Layout:
+    """Where the shards, the checkpoint and the merged file of ``output`` go."""
+    target = output.rstrip("/")
+    if not target:
+        raise ValueError(f"not an output path: {output!r}")
+    merged = target if target.endswith(MERGED_SUFFIX) else None
+    shards = f"{target}.shards" if merged else target
+    return Layout(shards=shards, checkpoint=checkpoint or f"{target}.checkpoint", merged=merged)
+
+
+def prepare(layout: Layout, source: str, *, resume: bool, overwrite: bool) -> None:
+    """Check the places are this job's to use; start over when ``overwrite`` says so.
+
+    Refuses a shard or checkpoint directory holding anything a job does not write there (so an
+    ``--overwrite`` never deletes what is not ours), and output that would replace the input.
+    """
+    if resume and overwrite:
+        raise ValueError("resume and overwrite contradict each other: choose one")
+    source_fs, source_path = _resolve(source)
+    if source_fs.get_file_info(source_path).type != pafs.FileType.File:
+        raise FileNotFoundError(f"input file not found: {source}")
+    for place in (layout.merged, layout.shards, layout.checkpoint):
+        if place is not None and _same_place(source, place):
+            raise ValueError(f"the output {place} would overwrite the input {source}")
+    shards = _own_files(layout.shards, SHARD_SUFFIX, "shard")
+    checkpoints = _own_files(layout.checkpoint, CHECKPOINT_SUFFIXES, "checkpoint")
+    merged = _file_size(layout.merged) if layout.merged else None
+    if not (shards or checkpoints or merged):
+        return
+    if overwrite:
+        for directory in (layout.shards, layout.checkpoint):
+            _delete_files(directory, list(_files(directory)))
+        if layout.merged:
+            fs, path = _resolve(layout.merged)
+            fs.delete_file(path)
+        return
+    if not resume:
+        what = layout.merged if merged else layout.shards if shards else layout.checkpoint
+        raise FileExistsError(
+            f"{what} already holds results: resume to continue it, or overwrite to start over"
+        )
+
+
+def input_lines(stream: Any) -> Iterator[Line]:
+    """The non-blank lines of a binary stream (a pyarrow file), as the batch reader reads them."""
+    lines = read_lines(io.BufferedReader(stream), max_bytes=MAX_LINE_BYTES)
+    return (line for line in lines if not line.blank)
+
+
+def count_input_lines(source: str) -> int:
+    """The non-blank lines of the input (the progress total), streamed."""
+    fs, path = _resolve(source)
+    with fs.open_input_stream(path) as stream:
+        return sum(1 for _ in input_lines(stream))
+
+
+def checkpointed_ids(layout: Layout) -> int:
+    """How many request_ids earlier runs committed (pending checkpoints are not done)."""
+    import pyarrow.parquet as pq
+
+    fs, _ = _resolve(layout.checkpoint)
+    committed = [
+        info.path
+        for info in _files(layout.checkpoint)
+        if not info.base_name.endswith(".pending.parquet")
+    ]
+    return sum(pq.read_metadata(path, filesystem=fs).num_rows for path in committed)
+
+
+def merge_shards(layout: Layout) -> MergeResult:
+    """Write every shard's rows into the merged file, each request_id once (the first kept).
+
+    The checkpoint already keeps each id to one committed shard; this is the last guard for a
+    row written twice by a task that outlived its job (see the README's guarantee).
+    """
+    assert layout.merged is not None
+    fs, merged_path = _resolve(layout.merged)
+    partial = f"{merged_path}.partial"
+    seen: set[str] = set()
+    rows = duplicates = unreadable = 0
+    with fs.open_output_stream(partial) as out:
+        for info in sorted(_files(layout.shards), key=lambda i: i.base_name):
+            if not info.base_name.endswith(SHARD_SUFFIX):
+                continue
+            with fs.open_input_stream(info.path) as stream:
+                for line in read_lines(io.BufferedReader(stream)):
+                    request_id = row_request_id(line.data) if line.complete else None
+                    if request_id is None:
+                        unreadable += not line.blank
+                        continue
+                    if request_id in seen:
+                        duplicates += 1
+                        continue
+                    seen.add(request_id)
+                    out.write(line.data + b"\n")
+                    rows += 1
+    fs.move(partial, merged_path)
+    if duplicates or unreadable:
+        log.warning("batch_merge_dropped", duplicates=duplicates, unreadable_lines=unreadable)
+    return MergeResult(rows=rows, duplicates_dropped=duplicates, unreadable_lines=unreadable)
+
+
+def _resolve(place: str) -> tuple[Any, str]:
+    """The filesystem and path of a local path or an object-store URI."""
+    if "://" in place:
+        fs, path = pafs.FileSystem.from_uri(place)
+        return fs, str(path)
+    return pafs.LocalFileSystem(), place
+
+
+def _same_place(source: str, place: str) -> bool:
+    if "://" in source or "://" in place:
+        return source.rstrip("/") == place.rstrip("/")
+    import os
+
+    try:
+        return os.path.samefile(source, place)
+    except OSError:
+        return False
+
+
+def _files(directory: str) -> Iterator[Any]:
+    fs, path = _resolve(directory)
+    selector = pafs.FileSelector(path, recursive=False, allow_not_found=True)
+    return iter(fs.get_file_info(selector))
+
+
+def _own_files(directory: str, suffixes: str | tuple[str, ...], what: str) -> int:
+    fs, path = _resolve(directory)
+    kind = fs.get_file_info(path).type
+    if kind == pafs.FileType.NotFound:
+        return 0
+    if kind != pafs.FileType.Directory:
+        raise ValueError(f"{directory} is not a directory: it cannot hold the job's {what}s")
+    infos = list(_files(directory))
+    strangers = [
+        i.base_name
+        for i in infos
+        if i.type != pafs.FileType.File or not i.base_name.endswith(suffixes)
+    ]
+    if strangers:
+        raise ValueError(
+            f"{directory} holds files a batch job does not write ({strangers[0]!r}): "
+            f"give a new or empty directory for the {what}s"
+        )
+    return len(infos)
+
+
+def _delete_files(directory: str, infos: list[Any]) -> None:
+    fs, _ = _resolve(directory)
+    for info in infos:
+        fs.delete_file(info.path)
+
+
+def _file_size(place: str) -> int:
+    fs, path = _resolve(place)
+    info = fs.get_file_info(path)
+    if info.type == pafs.FileType.NotFound:
+        return 0
+    if info.type != pafs.FileType.File:
+        raise ValueError(f"{place} is not a regular file")
+    return int(info.size or 0)

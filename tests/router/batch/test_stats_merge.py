@@ -1,0 +1,36 @@
+"""Counting a run in parts: what the Ray engine's write tasks count adds up to the whole."""
+
+from __future__ import annotations
+
+from router.batch.spend import Spend
+from router.batch.stats import BatchStats, RowFacts
+
+PRICED = Spend(
+    vendor="openai", model="gpt-5", currency="USD", tokens=0.01, searches=0.02, total=0.03
+)
+UNPRICED = Spend(vendor="vertex", model="gemini-2.5-flash")
+
+FACTS: list[RowFacts] = [
+    ("ok", None, True, ("bbc.co.uk", "dw.com"), 120.0, PRICED),
+    ("ok", None, False, (), 80.0, UNPRICED),
+    ("required_failed", "not_invoked", False, (), 0.0, PRICED),
+    ("required_failed", "no_citations", False, (), 0.0, UNPRICED),
+    ("provider_error", None, False, (), 0.0, None),
+    ("bad_input", "invalid_request", False, (), 0.0, None),
+    ("ok", None, True, ("dw.com",), 95.0, PRICED),
+]
+
+
+def test_merged_parts_equal_the_whole() -> None:
+    """Every count, domain, latency and spend of two parts merged equals one count of all."""
+    whole, first, second = BatchStats(), BatchStats(), BatchStats()
+    for number, facts in enumerate(FACTS):
+        whole.record(facts)
+        (first if number % 2 else second).record(facts)
+    first.merge(second)
+    first.latencies_ms.sort()
+    whole.latencies_ms.sort()
+    assert first == whole
+    assert first.summary(elapsed_s=1.0, interrupted=False) == whole.summary(
+        elapsed_s=1.0, interrupted=False
+    )
