@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import signal
 import sys
 import warnings
@@ -15,9 +16,9 @@ from router.commands.exit_codes import ExitCode
 
 __all__ = ["register"]
 
-# Ray Data warns when its actor pool gets fewer blocks than its minimum size (a resumed job with
+# Ray Data warns when an operator gets fewer blocks than it may run at once (a resumed job with
 # little or nothing left to route) and advises more blocks: advice that does not apply here.
-_RAY_POOL_ADVICE = "The minimum number of concurrent actors"
+_RAY_POOL_ADVICE = "The m(in|ax)imum number of concurrent (actors|tasks) for"
 
 _DESCRIPTION = """\
 Run every request of a JSONL file (one LLMRequest object per line) and write one result line per
@@ -37,9 +38,9 @@ input is read, routed by a pool of actors (--actors MIN:MAX, one router each) an
 shards by Ray; OUT is a directory of shards, or, when it ends in .jsonl, one file merged from the
 shards in OUT.shards/. Resume comes from Ray Data's checkpoint (--checkpoint, default
 OUT.checkpoint beside OUT); IN, OUT and the checkpoint may be object-store URIs.
---ray-address joins a running cluster (ray start --head); without it the cluster started on this
-machine is used, or a local one started for the run. Ctrl-C waits --grace-s for the job to end,
-then leaves it: committed rows stay, and --resume does the rest."""
+--ray-address joins a running cluster (auto: the one ray start --head started on this machine);
+without it (or RAY_ADDRESS) a local cluster is started for the run. Ctrl-C waits --grace-s for
+the job to end, then leaves it: committed rows stay, and --resume does the rest."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -85,7 +86,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--ray-address",
         metavar="ADDR",
-        help="with --engine ray: the cluster to join, e.g. 10.0.0.5:6379 or auto",
+        help="with --engine ray: the cluster to join, e.g. 10.0.0.5:6379, or auto for the one "
+        "started on this machine (default: a local cluster for this run)",
     )
     parser.add_argument(
         "--actors",
@@ -157,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     from router.commands.summary_table import print_summary
 
     if args.engine == "ray":
-        warnings.filterwarnings("ignore", message=_RAY_POOL_ADVICE, category=UserWarning)
+        _quiet_ray()
     try:
         with BatchProgress(enabled=args.progress) as progress:
             summary = asyncio.run(_run(args, progress))
@@ -180,6 +182,24 @@ def run(args: argparse.Namespace) -> int:
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
     return ExitCode.INTERRUPTED if summary.interrupted else ExitCode.OK
+
+
+def _quiet_ray() -> None:
+    """Keep Ray's notices off this command's output; its errors still show.
+
+    Ray logs its local cluster's defaults, its unset SIGTERM handler (signals are this
+    command's), each dataset it runs and that dataset's progress (the checkpoint's too), and
+    advises more blocks when an operator gets fewer than it may run: all of it would break up
+    the progress bar and the summary.
+    """
+    try:
+        import ray.data
+    except ImportError:
+        return  # the run itself says which extra is missing
+    for name in ("ray", "ray.data"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    warnings.filterwarnings("ignore", message=_RAY_POOL_ADVICE, category=UserWarning)
 
 
 async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:

@@ -38,21 +38,20 @@ RESERVED_CPUS = FILTER_CPUS + 2 * TASK_CPUS
 
 
 def connect(address: str | None) -> bool:
-    """Join the cluster at ``address`` (or start a local one); True when this call started it.
+    """Join the cluster at ``address``, or start a local one; True when this call started it.
 
-    A process already connected (a test, a notebook) keeps its connection. Without an address,
-    Ray joins a cluster started on this machine (``ray start --head``) or the one ``RAY_ADDRESS``
-    names, and otherwise starts a local one.
+    A process already connected (a test, a notebook) keeps its connection. Without an address
+    (nor ``RAY_ADDRESS``) a local cluster is started for the run, never one found by chance: a
+    cluster on this machine (``ray start --head``) is joined with ``address="auto"``.
     """
     import ray
 
     if ray.is_initialized():
         return False
-    joining = bool(address or os.environ.get("RAY_ADDRESS"))
-    local_cpus = math.ceil(RESERVED_CPUS + ACTOR_CPUS * (os.cpu_count() or 1))
+    joining = address or os.environ.get("RAY_ADDRESS")
     ray.init(
-        address=address,
-        num_cpus=None if joining else local_cpus,
+        address=joining or "local",
+        num_cpus=None if joining else math.ceil(RESERVED_CPUS + ACTOR_CPUS * (os.cpu_count() or 1)),
         include_dashboard=False,
         log_to_driver=False,
         configure_logging=False,

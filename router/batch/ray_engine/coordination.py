@@ -2,7 +2,8 @@
 
 :class:`SharedRateLimits` holds one token bucket per vendor for the whole job, so ``max_rps``
 caps the job's request rate, however many actors and nodes run it. :class:`JobProgress` counts
-rows as the write tasks write them, for the progress display.
+rows as the write tasks write them, for the progress display. Both live on the driver's node: if
+that node goes, the job goes with it anyway.
 """
 
 from __future__ import annotations

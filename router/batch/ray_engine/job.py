@@ -27,6 +27,7 @@ from router.batch.ray_engine.cluster import (
 from router.batch.ray_engine.coordination import JobProgress, SharedRateLimits
 from router.batch.ray_engine.layout import (
     Layout,
+    absolute,
     checkpointed_ids,
     count_input_lines,
     merge_shards,
@@ -72,11 +73,13 @@ def run_job(
     """Run the job to its end; see ``arun_batch`` for the options.
 
     When ``should_stop`` turns true the job gets ``grace_s`` more seconds to end; when it has
-    not by then, or ``should_abandon`` turns true, it is left (and the cluster this call
-    started, if any, shut down): rows committed so far stay, and a resumed run does the rest.
+    not by then, or ``should_abandon`` turns true, it is left: rows committed so far stay, and a
+    resumed run does the rest. A connection this call made is closed, which ends a job left
+    behind; a process connected before keeps its connection, and the job runs on until it ends.
     """
     import ray
 
+    source = absolute(source)
     layout = plan_layout(output, checkpoint)
     prepare(layout, source, resume=resume, overwrite=overwrite)
     started_cluster = connect(address)
@@ -84,10 +87,10 @@ def run_job(
     try:
         low, high = actor_range(actors, cluster_cpus())
         live = BatchStats(total=count_input_lines(source), skipped=checkpointed_ids(layout))
-        progress = ray.remote(num_cpus=0)(JobProgress).remote()
+        progress = _on_this_node(JobProgress).remote()
         rate_limits: Any = None
         if max_rps:
-            rate_limits = ray.remote(num_cpus=0)(SharedRateLimits).remote(max_rps)
+            rate_limits = _on_this_node(SharedRateLimits).remote(max_rps)
         dataset = _dataset(
             source,
             layout,
@@ -111,11 +114,11 @@ def run_job(
             # task's time, and each Ray worker process started for more costs an interpreter.
             lambda: dataset.write_datasink(sink, ray_remote_args=_TASK, concurrency=high)
         )
-        if rate_limits is not None:
-            granted = ray.get(rate_limits.granted.remote())
-            log.info("batch_rate_limited", max_rps=max_rps, granted=granted)
         stats = live
         if not interrupted:
+            if rate_limits is not None:
+                granted = ray.get(rate_limits.granted.remote())
+                log.info("batch_rate_limited", max_rps=max_rps, granted=granted)
             stats = BatchStats(total=live.total, skipped=live.skipped)
             stats.merge(sink.stats)
             if layout.merged:
@@ -129,6 +132,15 @@ def run_job(
 
 
 _TASK = {"num_cpus": TASK_CPUS}
+
+
+def _on_this_node(cls: type) -> Any:
+    """``cls`` as an actor on the driver's node: the job's own state lives and dies with it."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+    return ray.remote(cls).options(num_cpus=0, scheduling_strategy=here)
 
 
 def _dataset(
@@ -200,8 +212,6 @@ class _Watch:
 
     def run(self, execute: Callable[[], None]) -> bool:
         """Execute the job; True when it was left before its end."""
-        import ray
-
         failure: list[BaseException] = []
 
         def target() -> None:
@@ -215,9 +225,7 @@ class _Watch:
         deadline: float | None = None
         while runner.is_alive():
             runner.join(_POLL_S)
-            self._live.outcomes = ray.get(self._progress.snapshot.remote())
-            if self._on_progress is not None:
-                self._on_progress(self._live)
+            self._look_at_progress()
             if deadline is None and self._should_stop():
                 log.warning("batch_stopping", grace_s=self._grace_s)
                 deadline = time.monotonic() + self._grace_s
@@ -225,4 +233,15 @@ class _Watch:
                 return True
         if failure:
             raise failure[0]
-        return deadline is not None
+        return False  # ended within the grace time: every row is written
+
+    def _look_at_progress(self) -> None:
+        """Show the counts so far; a lost progress actor costs the display, never the job."""
+        import ray
+
+        try:
+            self._live.outcomes = ray.get(self._progress.snapshot.remote())
+        except ray.exceptions.RayError as exc:
+            log.warning("batch_progress_unavailable", error=type(exc).__name__)
+        if self._on_progress is not None:
+            self._on_progress(self._live)

@@ -12,6 +12,7 @@ object-store URI; a multi-node cluster needs one that every node can reach.
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from router.jsonl import Line, read_lines
 __all__ = [
     "Layout",
     "MergeResult",
+    "absolute",
     "checkpointed_ids",
     "count_input_lines",
     "input_lines",
@@ -58,13 +60,20 @@ class MergeResult:
 
 
 def plan_layout(output: str, checkpoint: str | None = None) -> Layout:
-    """Where the shards, the checkpoint and the merged file of ``output`` go."""
-    target = output.rstrip("/")
-    if not target:
+    """Where the shards, the checkpoint and the merged file of ``output`` go (absolute)."""
+    if not output.strip("/"):
         raise ValueError(f"not an output path: {output!r}")
+    target = absolute(output).rstrip("/")
     merged = target if target.endswith(MERGED_SUFFIX) else None
     shards = f"{target}.shards" if merged else target
-    return Layout(shards=shards, checkpoint=checkpoint or f"{target}.checkpoint", merged=merged)
+    place = absolute(checkpoint) if checkpoint else f"{target}.checkpoint"
+    return Layout(shards=shards, checkpoint=place, merged=merged)
+
+
+def absolute(place: str) -> str:
+    """An object-store URI as it is, a local path made absolute: Ray's workers do not run in
+    this process's working directory, and Ray Data's checkpoint takes absolute paths only."""
+    return place if "://" in place else os.path.abspath(place)
 
 
 def prepare(layout: Layout, source: str, *, resume: bool, overwrite: bool) -> None:
@@ -170,8 +179,6 @@ def _resolve(place: str) -> tuple[Any, str]:
 def _same_place(source: str, place: str) -> bool:
     if "://" in source or "://" in place:
         return source.rstrip("/") == place.rstrip("/")
-    import os
-
     try:
         return os.path.samefile(source, place)
     except OSError:

@@ -13,19 +13,20 @@ the summary counts exactly the rows that reached the output.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-from ray.data._internal.execution.interfaces import TaskContext
 from ray.data.block import Block, BlockAccessor
 from ray.data.datasource import BlockBasedFileDatasink, WriteResult
 
 from router.batch.ray_engine.blocks import FACTS, ROW, decode_facts
+from router.batch.ray_engine.layout import SHARD_SUFFIX
 from router.batch.stats import BatchStats
 
-__all__ = ["RowShards"]
+if TYPE_CHECKING:
+    from ray.data._internal.execution.interfaces import TaskContext
 
-SHARD_SUFFIX = ".jsonl"
+__all__ = ["RowShards"]
 
 
 class RowShards(BlockBasedFileDatasink):
@@ -37,9 +38,7 @@ class RowShards(BlockBasedFileDatasink):
         self.stats = BatchStats()
 
     def write_block_to_file(self, block: BlockAccessor, file: pa.NativeFile) -> None:
-        for chunk in block.to_arrow()[ROW].chunks:
-            for line in chunk.to_pylist():
-                file.write(line)
+        file.write(b"".join(block.to_arrow()[ROW].to_pylist()))
 
     def write(self, blocks: Iterable[Block], ctx: TaskContext) -> BatchStats:  # type: ignore[override]
         blocks = list(blocks)

@@ -36,11 +36,18 @@ def source(tmp_path: Path) -> str:
 
 def test_a_jsonl_output_is_merged_from_shards_beside_it() -> None:
     """-o out.jsonl: shards in out.jsonl.shards, checkpoint in out.jsonl.checkpoint."""
-    assert plan_layout("runs/out.jsonl") == Layout(
-        shards="runs/out.jsonl.shards",
-        checkpoint="runs/out.jsonl.checkpoint",
-        merged="runs/out.jsonl",
+    assert plan_layout("/runs/out.jsonl") == Layout(
+        shards="/runs/out.jsonl.shards",
+        checkpoint="/runs/out.jsonl.checkpoint",
+        merged="/runs/out.jsonl",
     )
+
+
+def test_local_paths_are_made_absolute(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ray's workers run elsewhere, and its checkpoint takes absolute paths only."""
+    monkeypatch.chdir(tmp_path)
+    layout = plan_layout("out", "ckpt")
+    assert (layout.shards, layout.checkpoint) == (str(tmp_path / "out"), str(tmp_path / "ckpt"))
 
 
 def test_any_other_output_is_a_directory_of_shards() -> None:
