@@ -188,23 +188,29 @@ def write_engine_input(path: Path, count: int) -> int:
 
 def run_on_ray(source: Path, port: int, concurrency: int) -> dict[str, Any]:
     """The Ray engine on a local cluster started here: its start, then the job."""
-    from router.batch import run_batch
     from router.batch.ray_engine.cluster import connect
 
     started = time.perf_counter()
     connect(None)
     cluster_s = time.perf_counter() - started
+    run_to_the_end(source, port, concurrency, engine="ray")
+    return {"wall_s": time.perf_counter() - started, "cluster_s": cluster_s}
+
+
+def run_to_the_end(source: Path, port: int, concurrency: int, **options: Any) -> None:
+    """``run_batch`` over ``source`` into a scratch file; every request must be answered."""
+    from router.batch import run_batch
+
     with tempfile.TemporaryDirectory() as scratch:
         summary = run_batch(
             source,
             Path(scratch) / "out.jsonl",
             settings=settings_for(port, retry=True),
             concurrency=concurrency,
-            engine="ray",
+            **options,
         )
     if summary.outcomes.get("ok") != summary.total:
         raise SystemExit(f"not every request answered: {summary.outcomes}")
-    return {"wall_s": time.perf_counter() - started, "cluster_s": cluster_s}
 
 
 def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict[str, Any]:
@@ -215,18 +221,7 @@ def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict
     if variant in ("raw", "raw-tuned"):
         asyncio.run(raw_sdk(source, port, concurrency, tuned=variant == "raw-tuned"))
     else:
-        from router.batch import run_batch
-
-        with tempfile.TemporaryDirectory() as scratch:
-            summary = run_batch(
-                source,
-                Path(scratch) / "out.jsonl",
-                settings=settings_for(port, retry=True),
-                concurrency=concurrency,
-                workers=2 if variant == "workers" else 1,
-            )
-        if summary.outcomes.get("ok") != summary.total:
-            raise SystemExit(f"not every request answered: {summary.outcomes}")
+        run_to_the_end(source, port, concurrency, workers=2 if variant == "workers" else 1)
     wall = time.perf_counter() - started
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

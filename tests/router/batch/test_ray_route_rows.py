@@ -58,22 +58,26 @@ def route_rows(emulator: Emulator) -> RouteRows:
     return RouteRows(settings, concurrency=4)
 
 
+async def routed(emulator: Emulator, rows: list[dict[str, Any]]) -> pa.Table:
+    """``rows`` routed by a fresh stage, as one actor routes one block."""
+    stage = route_rows(emulator)
+    try:
+        return await stage(pa.Table.from_pylist(rows, schema=INPUT_SCHEMA))
+    finally:
+        await stage.aclose()
+
+
 async def test_every_row_comes_back_once_in_order(emulator: Emulator) -> None:
     """Answers, REQUIRED failures, provider errors and bad lines: one row each, none raised."""
-    batch = pa.Table.from_pylist(
+    out = await routed(
+        emulator,
         [
             to_route("ok", 1, "Where is the Rhine?"),
             to_route("skipped", 2, "Where is the Elbe? [[emulator:fault=no_search]]"),
             to_route("broken", 3, "Where is the Oder? [[emulator:fault=500]]"),
             finished_on_reading("bad", 4),
         ],
-        schema=INPUT_SCHEMA,
     )
-    stage = route_rows(emulator)
-    try:
-        out = await stage(batch)
-    finally:
-        await stage.aclose()
     rows = [json.loads(line) for line in out.column("row").to_pylist()]
     assert out.column("request_id").to_pylist() == ["ok", "skipped", "broken", "bad"]
     assert [r["ok"] for r in rows] == [True, False, False, False]
@@ -88,18 +92,13 @@ async def test_every_row_comes_back_once_in_order(emulator: Emulator) -> None:
 
 async def test_an_undecodable_request_costs_its_row_only(emulator: Emulator) -> None:
     """A request the actor cannot read becomes an unexpected_error row; the batch goes on."""
-    batch = pa.Table.from_pylist(
+    out = await routed(
+        emulator,
         [
             {"request_id": "garbled", "line": 1, "request": b"{not json"},
             to_route("fine", 2, "Where is the Main?"),
         ],
-        schema=INPUT_SCHEMA,
     )
-    stage = route_rows(emulator)
-    try:
-        out = await stage(batch)
-    finally:
-        await stage.aclose()
     garbled, fine = (json.loads(line) for line in out.column("row").to_pylist())
     assert garbled["error"]["reason"] == "unexpected_error"
     assert fine["ok"] is True
