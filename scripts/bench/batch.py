@@ -371,7 +371,7 @@ def compare_engines(sizes: list[int], latency_ms: float, concurrency: int) -> in
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     print(
         f"{latency_ms:.0f} ms latency, concurrency {concurrency}, one request in {RETRY_EVERY} "
-        "with a 429 answered on the retry; the emulator in this process counts the calls"
+        "with a 429 answered on the retry; an emulator in this process counts the calls"
     )
     print(
         f"{'requests':>8} {'engine':18} {'wall s':>7} {'x local':>8} {'cluster s':>9} "

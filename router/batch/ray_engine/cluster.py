@@ -12,8 +12,11 @@ forever without an error. A batch job places, at the same time:
 That is the known hang of the checkpoint filter: when the routing actors hold all but less than
 one CPU, a resumed run's filter actor can never be placed, and the job hangs before the first
 row. So the routing actors may hold at most the cluster's logical CPUs less ``RESERVED_CPUS``
-(2): ``--actors`` is clamped to that, and a cluster too small for one actor is refused. A local
-cluster this process starts gets logical CPUs for one actor per core plus the reserve.
+(2): ``--actors`` is clamped to that, and a cluster too small for one actor is refused. The job
+places each stage's actors before the next stage asks for its own (``wait_for_min_actors_s``),
+so the filter's whole CPU is found on one node before the routing actors spread their halves
+over the nodes. A local cluster this process starts gets logical CPUs for one actor per core
+plus the reserve.
 """
 
 from __future__ import annotations

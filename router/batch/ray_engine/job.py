@@ -49,6 +49,7 @@ _POLL_S = 0.25
 # actor's other blocks running.
 _BLOCKS_PER_ACTOR = 4
 _MIN_ROWS_PER_BLOCK = 16
+_ACTOR_PLACEMENT_S = 600  # an autoscaling cluster may take minutes to add a node
 
 ProgressCallback = Callable[[BatchStats], None]
 
@@ -186,6 +187,10 @@ def _dataset(
     )
     # One filter actor: it is the whole CPU the sizing rule reserves for it (see .cluster).
     context.checkpoint_config.checkpoint_actor_pool_max_size = 1
+    # Each stage's actors are placed before the next stage asks for its own: the filter's whole
+    # CPU is taken before the routing actors spread over the nodes, and actors that cannot be
+    # placed end the job with that error instead of a wait without end.
+    context.wait_for_min_actors_s = _ACTOR_PLACEMENT_S
     context.enable_progress_bars = False
     return dataset
 

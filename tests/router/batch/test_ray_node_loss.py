@@ -69,7 +69,7 @@ def test_a_node_lost_mid_run_loses_and_repeats_no_row(
     cluster: Any, emulator: Emulator, tmp_path: Path
 ) -> None:
     """A worker node removed without grace mid-run: one row per request_id, none lost."""
-    plan = write_plan(tmp_path / "in.jsonl", 300, salt=tmp_path.name)
+    plan = write_plan(tmp_path / "in.jsonl", 200, salt=tmp_path.name)
     out = tmp_path / "out.jsonl"
     settings = emulated_settings(
         emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=10
@@ -79,7 +79,7 @@ def test_a_node_lost_mid_run_loses_and_repeats_no_row(
     removed: list[Any] = []
 
     def remove_a_node_once(stats: Any) -> None:
-        if not removed and len(emulator.requests) >= 60:
+        if not removed and len(emulator.requests) >= 40:
             removed.append(node_of_a_routing_actor(cluster))
             cluster.remove_node(removed[0], allow_graceful=False)
 
