@@ -5,8 +5,8 @@ and how many calls the emulator must see for it, are known before the run. Per 2
 429s answered on the retry, one REQUIRED request whose model skips the search (``no_search``),
 one that searches but cites nothing (``no_citations``), one 500 on every attempt; per 50 lines
 one malformed line and one line without a request_id (both get ids derived from the line); per
-100 lines one line repeating the previous line's request_id. The rest are plain grounded
-answers.
+100 lines one line repeating the previous line's request_id and one whose id holds a lone
+surrogate (refused as invalid). The rest are plain grounded answers.
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ def _line(number: int, salt: str) -> tuple[str | None, str, Planned]:
     if number % 100 == 77:
         request_id = f"{salt}-{number - 1:05d}"
         planned = Planned("duplicate_request_id", 0)
+    if number % 100 == 33:  # an id no Arrow string can hold: refused, and still its one row
+        request_id = f"{salt}-\ud800-{number:05d}"
+        planned = Planned("bad", 0)
     question = f"What happened in {salt} town {number}? {fault}"
     request: dict[str, Any] = {
         "request_id": request_id,

@@ -25,8 +25,10 @@ __all__ = [
     "REQUEST_ID",
     "ROW",
     "decode_facts",
+    "decode_id",
     "decode_request",
     "encode_facts",
+    "encode_id",
     "encode_request",
 ]
 
@@ -38,7 +40,7 @@ FACTS = "facts"
 
 INPUT_SCHEMA = pa.schema(
     [
-        pa.field(REQUEST_ID, pa.string(), nullable=False),
+        pa.field(REQUEST_ID, pa.binary(), nullable=False),  # see encode_id
         pa.field(LINE, pa.int64(), nullable=False),
         pa.field(REQUEST, pa.binary()),  # the request to route, or null for a finished row
         pa.field(ROW, pa.binary()),  # the finished row of a line that is no request
@@ -48,11 +50,24 @@ INPUT_SCHEMA = pa.schema(
 
 OUTPUT_SCHEMA = pa.schema(
     [
-        pa.field(REQUEST_ID, pa.string(), nullable=False),
+        pa.field(REQUEST_ID, pa.binary(), nullable=False),
         pa.field(ROW, pa.binary(), nullable=False),
         pa.field(FACTS, pa.binary(), nullable=False),
     ]
 )
+
+
+def encode_id(request_id: str) -> bytes:
+    """A request_id as the bytes its column holds (the checkpoint keys rows by them).
+
+    An id may hold a lone surrogate (``"\\ud800"`` in the input), which no Arrow string can:
+    such a line must still get its one row, so ids travel as bytes, losslessly.
+    """
+    return request_id.encode("utf-8", "surrogatepass")
+
+
+def decode_id(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
 
 
 def encode_request(request: LLMRequest) -> bytes:

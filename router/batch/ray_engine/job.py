@@ -164,7 +164,9 @@ def _dataset(
     # routed by one task and written as one shard with one checkpoint file.
     blocks = max(1, math.ceil(lines / max(_MIN_ROWS_PER_BLOCK, per_actor)))
     dataset = ray.data.read_datasource(
-        RequestLines(source), num_cpus=TASK_CPUS, override_num_blocks=blocks
+        RequestLines(source, secrets=settings.secret_values()),
+        num_cpus=TASK_CPUS,
+        override_num_blocks=blocks,
     ).map_batches(
         RouteRows,
         fn_constructor_args=(settings,),

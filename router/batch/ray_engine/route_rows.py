@@ -23,10 +23,12 @@ from router.batch.ray_engine.blocks import (
     REQUEST,
     REQUEST_ID,
     ROW,
+    decode_id,
     decode_request,
     encode_facts,
 )
 from router.batch.stats import row_facts
+from router.redaction import register_secret
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
 
@@ -34,8 +36,8 @@ __all__ = ["RouteRows"]
 
 log = structlog.get_logger(__name__)
 
-# (request_id, row line, facts) of one finished row.
-_Finished = tuple[str, bytes, bytes]
+# (request_id, row line, facts) of one finished row, as its columns hold them.
+_Finished = tuple[bytes, bytes, bytes]
 
 
 class RouteRows:
@@ -48,6 +50,8 @@ class RouteRows:
         self, settings: RouterSettings, *, concurrency: int, rate_limits: Any | None = None
     ) -> None:
         self._settings = settings
+        for secret in settings.secret_values():
+            register_secret(secret)  # rows leave this process redacted, as the local engine's
         self._concurrency = concurrency
         self._rate_limits = rate_limits
         self._router: UnifiedLLMAdapter | None = None
@@ -76,7 +80,7 @@ class RouteRows:
 
     async def _finish(
         self,
-        request_id: str,
+        request_id: bytes,
         line: int,
         request: bytes | None,
         row: bytes | None,
@@ -89,9 +93,9 @@ class RouteRows:
         try:
             parsed = decode_request(request)
         except Exception as exc:  # cannot happen for what the reader encoded; costs one row
-            log.exception("batch_row_failed", request_id=request_id)
+            log.exception("batch_row_failed", request_id=decode_id(request_id))
             failure = unexpected_error(exc)
-            text = row_text(error_row(line, request_id, failure))
+            text = row_text(error_row(line, decode_id(request_id), failure))
             return request_id, line_bytes(text), encode_facts(row_facts(error=failure))
         async with self._slot():
             if self._rate_limits is not None:

@@ -11,7 +11,7 @@ derived, bad lines become error rows and repeated ids are renamed exactly as the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -20,29 +20,30 @@ from ray.data.datasource import FileBasedDatasource
 
 from router.batch.input import BatchItem, UniqueIds, line_request_id, parse_line
 from router.batch.output import error_row, line_bytes, row_text
-from router.batch.ray_engine.blocks import INPUT_SCHEMA, encode_facts, encode_request
+from router.batch.ray_engine.blocks import INPUT_SCHEMA, encode_facts, encode_id, encode_request
 from router.batch.ray_engine.layout import input_lines
 from router.batch.stats import row_facts
+from router.redaction import register_secret
 
-__all__ = ["RequestLines"]
+__all__ = ["RequestLines", "input_blocks"]
 
 # Rows handed to Ray at a time while reading; Ray then cuts what it read into the job's blocks.
 _ROWS_PER_CHUNK = 1024
 
 
 class RequestLines(FileBasedDatasource):
-    """A JSONL file of requests as rows of :data:`.blocks.INPUT_SCHEMA`."""
+    """A JSONL file of requests as rows of :data:`.blocks.INPUT_SCHEMA` (see :func:`input_blocks`).
+
+    ``secrets`` (the settings' keys) are redacted from the error rows of bad lines, as the local
+    engine's writer redacts every row.
+    """
+
+    def __init__(self, path: str, *, secrets: Sequence[str] = ()) -> None:
+        super().__init__(path)
+        self._secrets = tuple(secrets)
 
     def _read_stream(self, f: pa.NativeFile, path: str) -> Iterator[Block]:
-        ids = UniqueIds(lambda: self._all_ids(path))
-        rows: list[dict[str, Any]] = []
-        for line in input_lines(f):
-            rows.append(_columns(ids.assign(parse_line(line))))
-            if len(rows) == _ROWS_PER_CHUNK:
-                yield pa.Table.from_pylist(rows, schema=INPUT_SCHEMA)
-                rows = []
-        if rows:
-            yield pa.Table.from_pylist(rows, schema=INPUT_SCHEMA)
+        yield from input_blocks(f, lambda: self._all_ids(path), secrets=self._secrets)
 
     def _all_ids(self, path: str) -> set[str]:
         """Every id of the input, read again: only a file with a repeated id needs them."""
@@ -50,17 +51,35 @@ class RequestLines(FileBasedDatasource):
             return {line_request_id(line) for line in input_lines(stream)}
 
 
+def input_blocks(
+    stream: Any, all_ids: Callable[[], set[str]], *, secrets: Sequence[str] = ()
+) -> Iterator[pa.Table]:
+    """The input's rows, in file order: each non-blank line through ``parse_line``, the items
+    through one ``UniqueIds`` (``all_ids`` gives every id of the input, when one repeats)."""
+    for secret in secrets:
+        register_secret(secret)
+    ids = UniqueIds(all_ids)
+    rows: list[dict[str, Any]] = []
+    for line in input_lines(stream):
+        rows.append(_columns(ids.assign(parse_line(line))))
+        if len(rows) == _ROWS_PER_CHUNK:
+            yield pa.Table.from_pylist(rows, schema=INPUT_SCHEMA)
+            rows = []
+    if rows:
+        yield pa.Table.from_pylist(rows, schema=INPUT_SCHEMA)
+
+
 def _columns(item: BatchItem) -> dict[str, Any]:
     if item.error is None and item.request is not None:
         return {
-            "request_id": item.request_id,
+            "request_id": encode_id(item.request_id),
             "line": item.line,
             "request": encode_request(item.request),
         }
     assert item.error is not None  # the reader gives every line a request or an error
     row = error_row(item.line, item.request_id, item.error, item.request)
     return {
-        "request_id": item.request_id,
+        "request_id": encode_id(item.request_id),
         "line": item.line,
         "row": line_bytes(row_text(row)),
         "facts": encode_facts(row_facts(error=item.error)),

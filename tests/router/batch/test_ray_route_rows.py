@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from router.batch.output import error_row, line_bytes, row_text
-from router.batch.ray_engine.blocks import INPUT_SCHEMA, encode_facts, encode_request
+from router.batch.ray_engine.blocks import INPUT_SCHEMA, encode_facts, encode_id, encode_request
 from router.batch.ray_engine.route_rows import RouteRows
 from router.batch.stats import row_facts
 from router.emulated import emulated_settings
@@ -37,7 +37,7 @@ def request(request_id: str, question: str) -> LLMRequest:
 
 def to_route(request_id: str, line: int, question: str) -> dict[str, Any]:
     return {
-        "request_id": request_id,
+        "request_id": encode_id(request_id),
         "line": line,
         "request": encode_request(request(request_id, question)),
     }
@@ -46,7 +46,7 @@ def to_route(request_id: str, line: int, question: str) -> dict[str, Any]:
 def finished_on_reading(request_id: str, line: int) -> dict[str, Any]:
     error = RequestValidationError(f"line {line}: not valid JSON", request_id=request_id)
     return {
-        "request_id": request_id,
+        "request_id": encode_id(request_id),
         "line": line,
         "row": line_bytes(row_text(error_row(line, request_id, error))),
         "facts": encode_facts(row_facts(error=error)),
@@ -79,7 +79,7 @@ async def test_every_row_comes_back_once_in_order(emulator: Emulator) -> None:
         ],
     )
     rows = [json.loads(line) for line in out.column("row").to_pylist()]
-    assert out.column("request_id").to_pylist() == ["ok", "skipped", "broken", "bad"]
+    assert out.column("request_id").to_pylist() == [b"ok", b"skipped", b"broken", b"bad"]
     assert [r["ok"] for r in rows] == [True, False, False, False]
     assert [r["error"]["type"] for r in rows[1:]] == [
         "GroundingRequiredFailedError",
@@ -95,7 +95,7 @@ async def test_an_undecodable_request_costs_its_row_only(emulator: Emulator) -> 
     out = await routed(
         emulator,
         [
-            {"request_id": "garbled", "line": 1, "request": b"{not json"},
+            {"request_id": b"garbled", "line": 1, "request": b"{not json"},
             to_route("fine", 2, "Where is the Main?"),
         ],
     )
