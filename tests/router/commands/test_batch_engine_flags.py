@@ -54,7 +54,7 @@ def test_workers_and_the_ray_engine_exclude_each_other(
     """--workers is the local engine's: Ray's actors take its place."""
     args = ["batch", str(source), "-o", str(tmp_path / "o.jsonl"), "--engine", "ray"]
     assert main([*args, "--workers", "2"]) == ExitCode.BAD_INPUT
-    assert "not router or workers" in capsys.readouterr().err
+    assert "not router, workers" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text", ["2:1", "0:3", "a:b", "1:"])
