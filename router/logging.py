@@ -180,7 +180,8 @@ def configure_logging(
 ) -> None:
     """Configure structlog for the CLI: console for people, or JSON lines with ``json_lines``.
 
-    ``debug_grounding`` lowers the level to debug so the forensic events show.
+    ``debug_grounding`` lowers the level to debug so the forensic events show. The batch's
+    worker processes are configured the same way (see :func:`cli_logging_options`).
     """
     global _cli_options  # noqa: PLW0603 - the one record of how this process logs
     _cli_options = (
@@ -207,6 +208,8 @@ def configure_logging(
             *rendering,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),
+        # One write per event, newline included (print() makes two): the worker processes of a
+        # batch share this stderr, and two half-lines from two processes would merge into one.
+        logger_factory=structlog.WriteLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=False,
     )

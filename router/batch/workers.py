@@ -5,8 +5,9 @@ the providers do. With ``workers=N`` the parent streams the input into a bounded
 spawned workers route requests and send back finished rows, and the parent stays the only writer
 of the output file: the no-loss and exactly-once guarantees are those of a single-process run.
 
-Workers ignore SIGINT; the parent coordinates stops. A worker whose parent is killed exits at
-once: nobody could take its rows, and a resumed run will redo what it had in flight.
+Each worker begins with :func:`router.batch.lifecycle.enter_worker`: it logs like the parent,
+ignores SIGINT (the parent coordinates stops), and exits the moment the parent is gone, whatever
+it is doing then: nobody could take its rows, and a resumed run will redo what it had in flight.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import contextlib
 import multiprocessing
 import os
 import queue
-import signal
 import sys
 import threading
 import time
@@ -28,10 +28,10 @@ from typing import Any
 import structlog
 
 from router.batch.input import BatchInput, BatchItem
+from router.batch.lifecycle import WorkerStart, enter_worker
 from router.batch.output import ResultWriter, answer_row, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
-from router.logging import cli_logging_options, configure_logging
 from router.settings import RouterSettings
 from router.tracing import Tracing, attached_context, force_flush
 from router.types import LLMRequest
@@ -58,6 +58,7 @@ WORKER_SPAN = "grounding_router.batch.worker"
 
 @dataclass(frozen=True)
 class _WorkerConfig:
+    start: WorkerStart
     settings: RouterSettings
     concurrency: int
     max_rps: float | None
@@ -66,8 +67,6 @@ class _WorkerConfig:
     setup: Callable[[], None] | None = None
     # The parent's trace context (W3C headers), so the workers' spans continue its batch trace.
     trace_context: dict[str, str] = field(default_factory=dict)
-    # The parent's CLI logging options: a worker logs the same way (on the same stderr).
-    logging: dict[str, Any] | None = None
 
 
 class WorkerPool:
@@ -88,13 +87,13 @@ class WorkerPool:
         # Small enough that a batch never holds more than half of what a worker may run.
         batch = max(1, min(_TASK_BATCH, per_worker // 2))
         self._config = _WorkerConfig(
+            start=WorkerStart(),
             settings=settings,
             concurrency=per_worker,
             max_rps=max_rps / workers if max_rps else None,
             batch=batch,
             setup=setup,
             trace_context=dict(trace_context or {}),
-            logging=cli_logging_options(),
         )
         self._workers = workers
         self._tasks: Any = self._context.Queue(maxsize=max(2, workers * per_worker * 2 // batch))
@@ -284,14 +283,9 @@ def _worker_main(
     number: int, config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent
 ) -> None:
     """Entry point of a worker process."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    enter_worker(config.start, number)
     if config.setup is not None:
         config.setup()
-    if config.logging is not None:
-        # Spawned with structlog's defaults (console lines on stdout): log as the parent does, so
-        # a forensic run's events (each with its request_id, vendor, model) land in one stream.
-        configure_logging(**config.logging)
     with (
         contextlib.suppress(KeyboardInterrupt),
         attached_context(config.trace_context),
@@ -308,13 +302,6 @@ def _worker_main(
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """End this worker at once when the parent is gone (killed): no one could take its rows."""
-    while os.getppid() == parent:
-        time.sleep(_POLL_S)
-    os._exit(1)
 
 
 async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent) -> None:

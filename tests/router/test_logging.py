@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
+import sys
 
 import pytest
 import structlog
@@ -11,6 +13,7 @@ import structlog
 from router.logging import (
     MAX_LOG_FIELD_CHARS,
     REDACTED,
+    cli_logging_options,
     configure_logging,
     grounding_debug,
     grounding_debug_enabled,
@@ -120,3 +123,37 @@ def test_json_log_lines_keep_the_exact_values() -> None:
     lines = [json.loads(line) for line in _rendered_hostile(True).splitlines()]
     models = [line["model"] for line in lines if "model" in line]
     assert models == HOSTILE_TEXTS
+
+
+class RecordedWrites(io.StringIO):
+    """A stream that keeps each write call apart."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.calls.append(text)
+        return super().write(text)
+
+
+@pytest.mark.parametrize("json_lines", [False, True], ids=["console", "json"])
+def test_each_event_is_one_write_with_its_newline(json_lines: bool) -> None:
+    """Processes sharing a stderr (batch workers) cannot merge two events into one line."""
+    stream = RecordedWrites()
+    configure_logging(json_lines=json_lines, stream=stream)
+    structlog.get_logger("test").warning("first_event", n=1)
+    structlog.get_logger("test").warning("second_event", n=2)
+    assert len(stream.calls) == 2
+    assert all(call.endswith("\n") and call.count("\n") == 1 for call in stream.calls)
+
+
+def test_the_options_are_recorded_for_worker_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """configure_logging on stderr keeps its options as picklable data; on a stream, none."""
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    configure_logging(json_lines=True, level="error")
+    options = cli_logging_options()
+    assert options == {"json_lines": True, "level": "error", "debug_grounding": False}
+    assert pickle.loads(pickle.dumps(options)) == options
+    configure_logging(json_lines=True, stream=io.StringIO())  # a stream cannot cross processes
+    assert cli_logging_options() is None
