@@ -163,6 +163,26 @@ _ROWS: tuple[ProviderRow, ...] = (
         genai_provider="gcp.vertex_ai",
         genai_operation="generate_content",
     ),
+    ProviderRow(
+        vendor="gemini",
+        label="Gemini API",
+        adapter_path="adapters.vertex.adapter:GeminiAdapter",
+        default_model="gemini-2.5-flash",
+        capabilities=Capabilities(
+            streaming=False,
+            citations=True,
+            json_mode=True,
+            two_step_json=True,
+            offset_unit="bytes",
+        ),
+        settings=(
+            "GOOGLE_API_KEY",
+            "GEMINI_API_KEY",
+            "GROUNDING_ROUTER_GEMINI_BASE_URL",
+            "GROUNDING_ROUTER_GEMINI_API_VERSION",
+        ),
+        summary="Gemini Developer API with Google Search grounding (google-genai, API key)",
+    ),
 )
 
 PROVIDERS: Mapping[Vendor, ProviderRow] = MappingProxyType({row.vendor: row for row in _ROWS})

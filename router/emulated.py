@@ -1,4 +1,4 @@
-"""Router settings that point both adapters at a running emulator (demo, tests, benchmarks).
+"""Router settings that point every adapter at a running emulator (demo, tests, benchmarks).
 
 The keys and token are placeholders the emulator accepts; nothing is read from the environment
 or ``.env``, so a developer's real credentials never reach an emulated run.
@@ -36,9 +36,12 @@ class EmulatorEndpoints(Protocol):
     @property
     def vertex_base_url(self) -> str: ...
 
+    @property
+    def gemini_base_url(self) -> str: ...
+
 
 def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
-    """Settings for ``emulator``'s two endpoints; ``overrides`` set any other field."""
+    """Settings for ``emulator``'s endpoints; ``overrides`` set any other field."""
     fields: dict[str, Any] = {
         "openai_api_key": SecretStr(EMULATOR_API_KEY),
         "openai_base_url": emulator.openai_base_url,
@@ -46,6 +49,8 @@ def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSe
         "google_cloud_location": "us-central1",
         "vertex_base_url": emulator.vertex_base_url,
         "vertex_access_token": SecretStr(EMULATOR_TOKEN),
+        "gemini_api_key": SecretStr(EMULATOR_API_KEY),
+        "gemini_base_url": emulator.gemini_base_url,
         **overrides,
     }
     return RouterSettings(_env_file=None, **fields)

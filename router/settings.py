@@ -57,6 +57,23 @@ class RouterSettings(BaseSettings):
         default=None, description="A ready OAuth access token used instead of ADC."
     )
 
+    # Gemini Developer API (google-genai with vertexai=False): an API key. GOOGLE_API_KEY wins
+    # when both names are set, as it does in google-genai and Google's documentation.
+    gemini_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "GOOGLE_API_KEY", "GEMINI_API_KEY", f"{ENV_PREFIX}GEMINI_API_KEY"
+        ),
+    )
+    gemini_base_url: str | None = Field(
+        default=None, description="Override of the Gemini API endpoint (the emulator, a proxy)."
+    )
+    gemini_api_version: str = Field(
+        default="v1beta",
+        min_length=1,
+        description="The Gemini API version the calls go to (Google Search grounding: v1beta).",
+    )
+
     # Calls and retries: one retry layer (the router's); the SDKs' own retries are off.
     timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     max_attempts: int = Field(default=3, ge=1, le=10)
@@ -116,5 +133,5 @@ class RouterSettings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """The secrets these settings hold, for the log redaction processor."""
-        secrets = (self.openai_api_key, self.vertex_access_token)
+        secrets = (self.openai_api_key, self.vertex_access_token, self.gemini_api_key)
         return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]

@@ -17,7 +17,15 @@ from support.secret_watch import SENTINEL_ENVIRONMENT, SecretWatch
 
 # Real credentials on a developer machine must never reach a test, and the SDKs change branch
 # on these variables (sdk-notes: GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, ...).
-_PROVIDER_ENV_PREFIXES = ("OPENAI_", "GOOGLE_", "GEMINI_", "GROUNDING_ROUTER_", "VERTEX")
+_PROVIDER_ENV_PREFIXES = (
+    "OPENAI_",
+    "GOOGLE_",
+    "GEMINI_",
+    "PERPLEXITY_",
+    "OPENROUTER_",
+    "GROUNDING_ROUTER_",
+    "VERTEX",
+)
 for _name in list(os.environ):
     if _name.startswith(_PROVIDER_ENV_PREFIXES) or _name == "DEBUG_GROUNDING":
         del os.environ[_name]

@@ -1,8 +1,9 @@
 """End-to-end fuzz: mutated recorded bodies through the emulator, the real SDKs and route().
 
-Every case serves one mutated recorded body (OpenAI Responses bodies and Vertex
-generateContent bodies, streams as their final state; a few cases serve a mutated raw stream
-where JSON is expected) with ``Emulator.enqueue_reply`` and routes one grounded request to it.
+Every case serves one mutated recorded body of the kind the vendor's API answers with
+(``support.recorded.files_for_vendor``; streams as their final state; a few cases serve a
+mutated raw stream where JSON is expected) with ``Emulator.enqueue_reply`` and routes one
+grounded request to it.
 ``route()`` must return an ``LLMResponse`` whose every citation satisfies the schema and which
 serialises to JSON (as the CLI and batch rows need), or raise a ``RouterError`` subclass that
 classifies the failure (never the bare ``RouterError`` of an unexpected exception).
@@ -17,7 +18,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -28,7 +28,7 @@ from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.emulated import VENDORS, emulator_settings, grounded_request
 from support.mutations import Corpus, mutated_case
-from support.recorded import load_final_body, recorded_files
+from support.recorded import files_for_vendor, load_final_body
 
 SEED = "hardening-1"
 CASES = 2_000
@@ -36,7 +36,9 @@ LONG_RUN_CASES = 20_000
 REPORTED_FAILURES = 20
 
 
-def _corpus(final_bodies: list[Path], streams: list[Path]) -> Corpus:
+def _corpus(vendor: str) -> Corpus:
+    final_bodies = files_for_vendor(vendor)
+    streams = [path for path in final_bodies if path.name.endswith(".sse.txt")]
     return Corpus(
         names=[path.name for path in final_bodies],
         bodies=[json.dumps(load_final_body(path)) for path in final_bodies],
@@ -44,19 +46,7 @@ def _corpus(final_bodies: list[Path], streams: list[Path]) -> Corpus:
     )
 
 
-def _openai_corpus() -> Corpus:
-    responses = [path for path in recorded_files() if "output" in load_final_body(path)]
-    streams = [path for path in responses if path.name.endswith(".sse.txt")]
-    return _corpus(responses, streams)
-
-
-def _vertex_corpus() -> Corpus:
-    bodies = [path for path in recorded_files() if load_final_body(path).get("candidates")]
-    streams = [path for path in bodies if path.name.endswith(".sse.txt")]
-    return _corpus(bodies, streams)
-
-
-CORPORA = {"openai": _openai_corpus(), "vertex": _vertex_corpus()}
+CORPORA = {vendor: _corpus(vendor) for vendor in VENDORS}
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """1,000 failing and 1,000 succeeding routes leave file descriptors and threads where they were.
 
-Both vendors, through ``route()`` and through ``asyncio.run(router.aroute(...))`` (a new event
+Every vendor, through ``route()`` and through ``asyncio.run(router.aroute(...))`` (a new event
 loop each time, as a synchronous program calling the async API does), with failures of every
 delivery kind (server errors, bad requests, dropped connections, cut and non-JSON bodies, REQUIRED
 grounding not met). The counts are taken after a warm-up, since the first calls create the SDK
@@ -46,7 +46,7 @@ def requests(number: int, *, failing: bool) -> list[dict[str, Any]]:
     """
     built = []
     for index in range(number):
-        vendor = VENDORS[index % 2]
+        vendor = VENDORS[index % len(VENDORS)]
         question = f"What is the capital of country number {index % 6}?"
         if failing:
             fault = FAULTS[index % len(FAULTS)]

@@ -28,12 +28,18 @@ from router.errors import ResponseParseError, RouterError
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import emulator_settings
 from support.replies import reply_body
-from support.secret_watch import SENTINEL_OPENAI_KEY, SENTINEL_VERTEX_TOKEN, sentinel_findings
+from support.secret_watch import SENTINEL_SECRETS, sentinel_findings, vendor_sentinel
 
 ROWS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "secret_echoes.json").read_text(encoding="utf-8")
 )
-SECRETS = {"openai": SENTINEL_OPENAI_KEY, "vertex": SENTINEL_VERTEX_TOKEN}
+# Each vendor's sentinel: the secret of the first of its row's settings the sentinel
+# environment holds (support.secret_watch).
+SECRETS = {
+    vendor: vendor_sentinel(vendor)
+    for vendor, row in PROVIDERS.items()
+    if any(name in SENTINEL_SECRETS for name in row.settings)
+}
 VENDORS = list(PROVIDERS)
 CALLS = ("route", "aroute")
 

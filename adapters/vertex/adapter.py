@@ -1,8 +1,10 @@
-"""The Vertex AI adapter: Gemini through google-genai (``vertexai=True``) with Google Search.
+"""The adapters of this package: Vertex AI and the Gemini Developer API through google-genai.
 
-``VertexAdapter`` builds each call (``request``), sends it through the SDK with SDK
-retries off and one request per call (``clients``), translates SDK errors at that
-boundary (``errors``), and maps the reply with pure functions (``mapping``).
+``VertexAdapter`` (``vertexai=True``) and ``GeminiAdapter`` (``vertexai=False``, an API key)
+share everything but their clients and how errors name them: each builds its call
+(``request``), sends it through the SDK with SDK retries off and one request per call
+(``clients``, ``gemini_clients``), translates SDK errors at that boundary (``errors``, with the
+API's names from ``apis``), and maps the reply with pure functions (``mapping``).
 Grounded JSON takes two calls (``two_step``). Streams (``stream`` / ``astream``) send step 1
 (or the only call) through ``generate_content_stream`` and yield each chunk as its REST body
 (the SDK refuses to hand back raw bodies while streaming, so each typed chunk is dumped);
@@ -23,9 +25,11 @@ import structlog
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.http_clients import sdk_timeout_s
+from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
 from adapters.vertex.body import reply_body
-from adapters.vertex.clients import VertexClients, timeout_ms
+from adapters.vertex.clients import GenAIClients, VertexClients, timeout_ms
 from adapters.vertex.errors import translated_errors
+from adapters.vertex.gemini_clients import GeminiClients
 from adapters.vertex.grounding import VertexGrounding
 from adapters.vertex.mapping import (
     VertexReply,
@@ -41,6 +45,7 @@ from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 
 __all__ = [
+    "GeminiAdapter",
     "VertexAdapter",
     "VertexGrounding",
     "_extract_vertex_citations",
@@ -52,13 +57,15 @@ _log = structlog.get_logger(__name__)
 _STEP2_SKIPPED = "required grounding failed in step 1"
 
 
-class VertexAdapter:
-    """Vertex AI Gemini with Google Search grounding; one instance serves any settings."""
+class _GoogleGenAIAdapter:
+    """Gemini with Google Search grounding through one of the two APIs; one instance serves any
+    settings."""
 
-    vendor: Vendor = "vertex"
+    vendor: Vendor
+    _api: GoogleApi
 
-    def __init__(self) -> None:
-        self._clients = VertexClients()
+    def __init__(self, clients: GenAIClients[Any]) -> None:
+        self._clients = clients
 
     # -- the protocol -----------------------------------------------------------------------
 
@@ -69,7 +76,7 @@ class VertexAdapter:
         for step in plan_steps(request):
             if (call := _call_for(request, settings, step, replies)) is None:
                 break
-            with translated_errors():
+            with translated_errors(self._api):
                 body = reply_body(client.models.generate_content(**call))
             replies.append(self._mapped(request, step, body))
         return _result(request, replies)
@@ -81,7 +88,7 @@ class VertexAdapter:
         for step in plan_steps(request):
             if (call := _call_for(request, settings, step, replies)) is None:
                 break
-            with translated_errors():
+            with translated_errors(self._api):
                 body = reply_body(await client.models.generate_content(**call))
             replies.append(self._mapped(request, step, body))
         return _result(request, replies)
@@ -91,7 +98,7 @@ class VertexAdapter:
         client = self._clients.sync_client(settings)
         call = _call_for(request, settings, plan_steps(request)[0], [], streaming=True)
         assert call is not None
-        with translated_errors():
+        with translated_errors(self._api):
             for chunk in client.models.generate_content_stream(**call):
                 yield reply_body(chunk)
 
@@ -102,7 +109,7 @@ class VertexAdapter:
         client = self._clients.async_client(settings)
         call = _call_for(request, settings, plan_steps(request)[0], [], streaming=True)
         assert call is not None
-        with translated_errors():
+        with translated_errors(self._api):
             async for chunk in await client.models.generate_content_stream(**call):
                 yield reply_body(chunk)
 
@@ -115,7 +122,7 @@ class VertexAdapter:
         if reshape is None:
             return step1
         step, call = reshape
-        with translated_errors():
+        with translated_errors(self._api):
             body = reply_body(self._clients.sync_client(settings).models.generate_content(**call))
         return two_step_from_step1(step1, self._mapped(request, step, body))
 
@@ -129,7 +136,7 @@ class VertexAdapter:
             return step1
         step, call = reshape
         client = self._clients.async_client(settings)
-        with translated_errors():
+        with translated_errors(self._api):
             body = reply_body(await client.models.generate_content(**call))
         return two_step_from_step1(step1, self._mapped(request, step, body))
 
@@ -143,16 +150,17 @@ class VertexAdapter:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    @staticmethod
     def _mapped(
+        self,
         request: LLMRequest,
         step: Step,
         body: dict[str, Any],
     ) -> VertexReply:
-        reply = map_vertex_reply(body)
+        reply = map_vertex_reply(body, api=self._api)
         if grounding_debug_enabled():
             _log.debug(
                 "vertex_reply_mapped",
+                vendor=self.vendor,
                 request_id=request.request_id,
                 model=request.model,
                 step=step.name,
@@ -161,6 +169,26 @@ class VertexAdapter:
                 finish_reason=reply.finish_reason,
             )
         return reply
+
+
+class VertexAdapter(_GoogleGenAIAdapter):
+    """Vertex AI Gemini with Google Search grounding (project, location, OAuth credentials)."""
+
+    vendor: Vendor = "vertex"
+    _api = VERTEX
+
+    def __init__(self) -> None:
+        super().__init__(VertexClients())
+
+
+class GeminiAdapter(_GoogleGenAIAdapter):
+    """The Gemini Developer API with Google Search grounding (an API key)."""
+
+    vendor: Vendor = "gemini"
+    _api = GEMINI
+
+    def __init__(self) -> None:
+        super().__init__(GeminiClients())
 
 
 def _call_for(
@@ -229,5 +257,6 @@ def _result(request: LLMRequest, replies: list[VertexReply]) -> AdapterResult:
     return single_result(replies[0], wants_json=request.wants_json)
 
 
-if TYPE_CHECKING:  # mypy proves that the class satisfies the router's adapter protocols
-    _satisfies_protocol: StreamingAdapter = VertexAdapter()
+if TYPE_CHECKING:  # mypy proves that both classes satisfy the router's adapter protocols
+    _vertex_satisfies_protocol: StreamingAdapter = VertexAdapter()
+    _gemini_satisfies_protocol: StreamingAdapter = GeminiAdapter()

@@ -1,14 +1,16 @@
 """google-genai clients for Vertex AI, created lazily and reused.
 
 One client per combination of the settings that shape it (project, location, endpoint,
-access token, default timeout), so one adapter serves any settings. Async use gets clients of
+access token, default timeout), so one adapter serves any settings. :class:`GenAIClients` holds
+the clients of either API of this package by such a key; ``gemini_clients`` makes the Gemini
+Developer API's. Async use gets clients of
 its own per running event loop: the SDK's async HTTP sessions belong to the loop they were
 opened on, so ``asyncio.run`` called twice must not share them.
 
 Credentials: ``GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN`` when set (a static OAuth token, never
 refreshed), else Application Default Credentials as Google's SDK finds them, at the first
 request. SDK retries are off: ``HttpRetryOptions(attempts=1)``. Async clients run on an aiohttp
-session the adapter owns (see ``_new_async_http``); close them with ``aclose()`` on their loop,
+session the adapter owns (see ``new_async_http``); close them with ``aclose()`` on their loop,
 or let the loop close them as it shuts down the way ``asyncio.run`` does
 (``adapters.loop_clients``).
 """
@@ -17,7 +19,8 @@ from __future__ import annotations
 
 import threading
 import urllib.request
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from adapters.http_clients import aiohttp_session_options, sdk_timeout_s, sync_client
 from adapters.loop_clients import LoopClients
@@ -29,7 +32,9 @@ if TYPE_CHECKING:
     from google.genai import Client
     from google.genai.client import AsyncClient
 
-__all__ = ["VertexClients", "timeout_ms"]
+__all__ = ["GenAIClients", "VertexClients", "new_async_http", "timeout_ms"]
+
+K = TypeVar("K", bound=Hashable)
 
 _MAX_CONNECTIONS = 1000
 
@@ -111,7 +116,7 @@ def _new_client(key: _ClientKey, *, async_http: Any = None, sync_http: Any = Non
         ) from exc
 
 
-def _new_async_http() -> Any:
+def new_async_http() -> Any:
     """The aiohttp session of one event loop, owned (and closed) by the adapter.
 
     google-genai runs async calls over aiohttp when it is installed; over aiohttp a call costs
@@ -146,41 +151,50 @@ class _AsyncEntry(NamedTuple):
     http: Any
 
 
-def _new_async_entry(key: _ClientKey) -> _AsyncEntry:
-    http = _new_async_http()
-    return _AsyncEntry(_new_client(key, async_http=http), http)
-
-
 async def _close_async_entry(entry: _AsyncEntry) -> None:
     await entry.client.aio.aclose()
     await entry.http.close()
     entry.client.close()
 
 
-class VertexClients:
-    """The clients one adapter holds; safe to use from many threads and event loops."""
+class GenAIClients(Generic[K]):
+    """The clients one adapter holds; safe to use from many threads and event loops.
 
-    def __init__(self) -> None:
+    ``key_of`` reads the settings that shape a client (raising ``ConfigurationError`` when one
+    is missing); ``new_client(key, async_http=..., sync_http=...)`` makes the client for a key,
+    on the HTTP client given (google-genai leaves the sync one to us: see
+    :mod:`adapters.http_clients`).
+    """
+
+    def __init__(
+        self, key_of: Callable[[RouterSettings], K], new_client: Callable[..., Client]
+    ) -> None:
+        self._key_of = key_of
+        self._new_client = new_client
         self._lock = threading.Lock()
         # Each sync client with the httpx client it runs on, which google-genai leaves to us.
-        self._sync: dict[_ClientKey, tuple[Client, Any]] = {}
-        self._async = LoopClients(_new_async_entry, _close_async_entry)
+        self._sync: dict[K, tuple[Client, Any]] = {}
+        self._async = LoopClients(self._new_async_entry, _close_async_entry)
+
+    def _new_async_entry(self, key: K) -> _AsyncEntry:
+        http = new_async_http()
+        return _AsyncEntry(self._new_client(key, async_http=http), http)
 
     def sync_client(self, settings: RouterSettings) -> Client:
         """The client for ``settings``, created on first use."""
-        key = _client_key(settings)
+        key = self._key_of(settings)
         with self._lock:
             entry = self._sync.get(key)
             if entry is None:
                 import httpx2
 
                 http = sync_client(httpx2.Client)
-                entry = self._sync[key] = (_new_client(key, sync_http=http), http)
+                entry = self._sync[key] = (self._new_client(key, sync_http=http), http)
             return entry[0]
 
     def async_client(self, settings: RouterSettings) -> AsyncClient:
         """The async client for ``settings`` on the running event loop, created on first use."""
-        return self._async.get(_client_key(settings)).client.aio
+        return self._async.get(self._key_of(settings)).client.aio
 
     def close(self) -> None:
         """Close the sync clients, and the async ones of loops that are not running."""
@@ -195,3 +209,10 @@ class VertexClients:
     async def aclose(self) -> None:
         """Close the async clients of the running event loop."""
         await self._async.aclose()
+
+
+class VertexClients(GenAIClients[_ClientKey]):
+    """The Vertex AI clients of one adapter."""
+
+    def __init__(self) -> None:
+        super().__init__(_client_key, _new_client)

@@ -10,7 +10,7 @@ raised inside the SDK call                     router error (``reason``)
 ``APIError`` 408 / 409                         ProviderTransientError ("timeout" / "conflict")
 ``APIError`` 5xx (also a proxy's HTML page)    ProviderTransientError ("server_error")
 ``APIError`` 3xx (redirects are not followed)  ProviderRequestError ("redirect")
-``APIError`` 401 / 403                         ProviderRequestError ("auth"), names the settings
+``APIError`` 401 / 403, 400 API_KEY_INVALID    ProviderRequestError ("auth"), names the settings
 ``APIError`` 404 / other 4xx                   ProviderRequestError ("not_found" / "bad_request")
 transport timeout (httpx2, httpx, aiohttp)     ProviderTransientError ("timeout")
 connection refused / dropped / reset           ProviderTransientError ("connection")
@@ -21,6 +21,13 @@ a 200 body the SDK cannot read as a response   ResponseParseError ("unparseable_
 no Application Default Credentials             ConfigurationError ("credentials")
 token refresh refused                          ConfigurationError ("credentials")
 =============================================  =================================================
+
+Both APIs of this package (:mod:`apis`) go through the same table; messages and the error's
+``vendor`` name the API the call went to. One difference is in the table's data: the Gemini
+Developer API answers a bad API key with HTTP 400 ``INVALID_ARGUMENT`` whose ``ErrorInfo``
+reason is ``API_KEY_INVALID`` (and a missing one with 403 ``PERMISSION_DENIED``), so a 400
+with that reason is an ``auth`` error like a 401 rather than a bad request. The credential
+errors of Application Default Credentials concern Vertex AI only.
 
 How the faults reach us (checked with the real SDK against the loopback emulator): a body
 cut mid-JSON surfaces as ``genai.errors.UnknownApiResponseError`` whose cause is a
@@ -56,6 +63,7 @@ from typing import Any
 
 from adapters.http_clients import redirect_target
 from adapters.malformed_http import malformed_http_error
+from adapters.vertex.apis import VERTEX, GoogleApi
 from router.errors import (
     ConfigurationError,
     ProviderRequestError,
@@ -72,10 +80,7 @@ CREDENTIALS_HELP = (
     "GOOGLE_APPLICATION_CREDENTIALS (a service-account key file), or "
     "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN (a ready OAuth access token)"
 )
-_AUTH_HELP = (
-    "check the credentials (GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN, or Application Default "
-    "Credentials) and that their principal may use Vertex AI in GOOGLE_CLOUD_PROJECT"
-)
+_API_KEY_INVALID = "API_KEY_INVALID"
 _MESSAGE_LIMIT = 300
 _WHITESPACE = re.compile(r"\s+")
 _TAGS = re.compile(r"<[^>]{0,200}>")
@@ -162,48 +167,59 @@ def _transport_classes() -> dict[str, tuple[type[BaseException], ...]]:
     }
 
 
-def _from_api_error(exc: Any) -> RouterError:
+def _error_reasons(details: object) -> set[str]:
+    """The ``ErrorInfo`` reasons of a Google error body (``API_KEY_INVALID``, ...)."""
+    error = details.get("error", details) if isinstance(details, Mapping) else None
+    found = error.get("details") if isinstance(error, Mapping) else None
+    return {
+        detail["reason"]
+        for detail in (found if isinstance(found, list) else ())
+        if isinstance(detail, Mapping) and isinstance(detail.get("reason"), str)
+    }
+
+
+def _from_api_error(exc: Any, api: GoogleApi) -> RouterError:
     code = exc.code if isinstance(exc.code, int) else None
     status = exc.status if isinstance(exc.status, str) else None
     provider_message = _readable(exc.message)
     said = f"{code or '?'}{f' {status}' if status else ''}"
     detail = f": {provider_message}" if provider_message else ""
     context: dict[str, Any] = {
-        "vendor": "vertex",
+        "vendor": api.vendor,
         "status_code": code,
         "provider_message": provider_message,
     }
     if code is not None and 300 <= code < 400:
         headers = getattr(getattr(exc, "response", None), "headers", None)
         return ProviderRequestError(
-            f"Vertex AI answered with a redirect ({said}{redirect_target(headers)}); provider "
+            f"{api.label} answered with a redirect ({said}{redirect_target(headers)}); provider "
             "calls follow no redirect, which would send the prompt to another host: check "
-            "GROUNDING_ROUTER_VERTEX_BASE_URL",
+            f"{api.base_url_setting}",
             reason="redirect",
             **context,
         )
     if code is not None and (code in _TRANSIENT_REASONS or code >= 500):
         headers = getattr(getattr(exc, "response", None), "headers", None)
         return ProviderTransientError(
-            f"Vertex AI answered {said}{detail}",
+            f"{api.label} answered {said}{detail}",
             reason=_TRANSIENT_REASONS.get(code, "server_error"),
             retry_after_s=_retry_after_s(headers, getattr(exc, "details", None)),
             **context,
         )
-    if code in (401, 403):
+    if code in (401, 403) or _API_KEY_INVALID in _error_reasons(getattr(exc, "details", None)):
         return ProviderRequestError(
-            f"Vertex AI refused the credentials ({said}){detail}; {_AUTH_HELP}",
+            f"{api.label} refused the credentials ({said}){detail}; {api.auth_help}",
             reason="auth",
             **context,
         )
     reason = "not_found" if code == 404 else "bad_request"
-    hint = " (check the model name and GOOGLE_CLOUD_LOCATION)" if code == 404 else ""
+    hint = f" ({api.not_found_hint})" if code == 404 else ""
     return ProviderRequestError(
-        f"Vertex AI rejected the request ({said}){hint}{detail}", reason=reason, **context
+        f"{api.label} rejected the request ({said}){hint}{detail}", reason=reason, **context
     )
 
 
-def _from_undecodable_body(exc: BaseException) -> RouterError:
+def _from_undecodable_body(exc: BaseException, api: GoogleApi) -> RouterError:
     """A 200 reply the SDK could not decode: cut-off JSON is transient, non-JSON is not."""
     cause = exc if isinstance(exc, json.JSONDecodeError) else exc.__cause__
     body, where = "", ""
@@ -213,15 +229,15 @@ def _from_undecodable_body(exc: BaseException) -> RouterError:
     start = redacted_prefix(body, 40)  # shown; the body itself decides what kind of reply it was
     if body.startswith(("{", "[")):
         return ProviderTransientError(
-            f"Vertex AI's reply was cut off: invalid JSON{where} of {len(body)} characters "
+            f"{api.label}'s reply was cut off: invalid JSON{where} of {len(body)} characters "
             f"starting {start!r}",
-            vendor="vertex",
+            vendor=api.vendor,
             status_code=200,
             reason="truncated_response",
         )
     return ResponseParseError(
-        f"Vertex AI answered with something that is not JSON{where}, starting {start!r}",
-        vendor="vertex",
+        f"{api.label} answered with something that is not JSON{where}, starting {start!r}",
+        vendor=api.vendor,
         status_code=200,
         reason="non_json_response",
     )
@@ -238,27 +254,28 @@ def _raised_reading_reply(exc: BaseException) -> bool:
     return False
 
 
-def _unreadable_reply(exc: BaseException) -> ResponseParseError:
+def _unreadable_reply(exc: BaseException, api: GoogleApi) -> ResponseParseError:
     detail = _readable(str(exc).partition("\n")[0]) or type(exc).__name__
     return ResponseParseError(
-        f"Vertex AI's reply does not have the shape of a response ({type(exc).__name__}: {detail})",
-        vendor="vertex",
+        f"{api.label}'s reply does not have the shape of a response "
+        f"({type(exc).__name__}: {detail})",
+        vendor=api.vendor,
         status_code=200,
         reason="unparseable_response",
     )
 
 
-def translate_error(exc: BaseException) -> RouterError | None:
-    """The router error for an exception raised inside a google-genai call, or None."""
+def translate_error(exc: BaseException, api: GoogleApi = VERTEX) -> RouterError | None:
+    """The router error for an exception raised inside a google-genai call to ``api``, or None."""
     from google.auth import exceptions as auth_errors
     from google.genai import errors as genai_errors
 
     if isinstance(exc, genai_errors.APIError):
-        return _from_api_error(exc)
+        return _from_api_error(exc, api)
     if isinstance(exc, genai_errors.UnknownApiResponseError | json.JSONDecodeError):
-        return _from_undecodable_body(exc)
+        return _from_undecodable_body(exc, api)
     if isinstance(exc, _SHAPE_ERRORS) and _raised_reading_reply(exc):
-        return _unreadable_reply(exc)
+        return _unreadable_reply(exc, api)
     if isinstance(exc, auth_errors.DefaultCredentialsError):
         return ConfigurationError(
             f"Vertex AI found no Google credentials: {CREDENTIALS_HELP}",
@@ -285,35 +302,36 @@ def translate_error(exc: BaseException) -> RouterError | None:
     kind = type(exc).__name__
     if isinstance(exc, transport["unsupported"]):
         return ConfigurationError(
-            f"Vertex AI endpoint is not an http(s) URL ({kind}): check "
-            "GROUNDING_ROUTER_VERTEX_BASE_URL",
-            setting="GROUNDING_ROUTER_VERTEX_BASE_URL",
-            vendor="vertex",
+            f"{api.label} endpoint is not an http(s) URL ({kind}): check {api.base_url_setting}",
+            setting=api.base_url_setting,
+            vendor=api.vendor,
         )
     if isinstance(exc, transport["timeout"]):
         return ProviderTransientError(
-            f"Vertex AI did not answer in time ({kind})", vendor="vertex", reason="timeout"
+            f"{api.label} did not answer in time ({kind})", vendor=api.vendor, reason="timeout"
         )
     if isinstance(exc, transport["truncated"]):
         return ProviderTransientError(
-            f"Vertex AI's reply broke off ({kind})", vendor="vertex", reason="truncated_response"
+            f"{api.label}'s reply broke off ({kind})",
+            vendor=api.vendor,
+            reason="truncated_response",
         )
     if isinstance(exc, (*transport["connection"], auth_errors.TransportError)):
         return ProviderTransientError(
-            f"Vertex AI could not be reached ({kind})", vendor="vertex", reason="connection"
+            f"{api.label} could not be reached ({kind})", vendor=api.vendor, reason="connection"
         )
     return None
 
 
 @contextmanager
-def translated_errors() -> Iterator[None]:
+def translated_errors(api: GoogleApi = VERTEX) -> Iterator[None]:
     """Re-raise SDK and transport errors of the block as router errors (``from`` the cause)."""
     try:
         yield
     except RouterError:
         raise
     except Exception as exc:
-        error = translate_error(exc)
+        error = translate_error(exc, api)
         if error is None:
             raise
         raise error from exc

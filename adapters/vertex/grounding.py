@@ -73,9 +73,15 @@ def _shown_keys(keys: dict[str, None]) -> list[str]:
 
 
 def grounding_evidence(
-    candidates: list[dict[str, Any]], citation_count: int, counts: SourceCounts
+    candidates: list[dict[str, Any]],
+    citation_count: int,
+    counts: SourceCounts,
+    label: str = "Vertex",
 ) -> VertexGrounding:
-    """The grounding evidence of a reply's candidates (REST spelling), beside its citations."""
+    """The grounding evidence of a reply's candidates (REST spelling), beside its citations.
+
+    ``label`` names the service in the ``[CITATIONS]`` warning ("Vertex", "Gemini").
+    """
     queries: dict[str, None] = {}
     keys: dict[str, None] = {}
     evidence: dict[str, None] = {}
@@ -112,7 +118,7 @@ def grounding_evidence(
     warning = None
     if tool_calls and not citation_count:
         warning = (
-            f"[CITATIONS] Vertex: {tool_calls} tool calls but 0 citations extracted. "
+            f"[CITATIONS] {label}: {tool_calls} tool calls but 0 citations extracted. "
             f"Grounding metadata keys found: {_shown_keys(keys)}"
         )
     return VertexGrounding(

@@ -27,6 +27,9 @@ chunks (RAG, file search) are ``doc`` citations; one with no URL and no domain i
 candidate's answer text, the ``content`` the adapter returns (``spans``); later
 candidates contribute their citations, cited or not, without spans. ``raw`` is the provider
 item in the REST (camelCase) spelling.
+
+Vertex AI and the Gemini Developer API send the same reply; ``api`` (:mod:`apis`) says which
+one it came from, and so which vendor its citations and warning name.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any
 
 import structlog
 
+from adapters.vertex.apis import VERTEX, GoogleApi
 from adapters.vertex.body import as_rest_body, index, items, mapping, text
 from adapters.vertex.grounding import SourceCounts, VertexGrounding, grounding_evidence
 from adapters.vertex.spans import TextLayout, candidate_layout, segment_span
@@ -88,6 +92,7 @@ class VertexReply:
     finish_reason: str | None
     block_reason: str | None
     response_id: str | None = None
+    api: GoogleApi = VERTEX
 
 
 @dataclass(slots=True)
@@ -95,12 +100,16 @@ class _Tally:
     """The citations built so far from one reply, and counts of what was seen and dropped."""
 
     resolved: Mapping[str, str] | None = None
+    api: GoogleApi = VERTEX
     seen: int = 0
     dropped: int = 0
     retrieval: int = 0
     retrieval_dropped: int = 0
     supports_skipped: int = 0
-    collector: CitationCollector = field(default_factory=lambda: CitationCollector("vertex"))
+    collector: CitationCollector = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.collector = CitationCollector(self.api.vendor)
 
     def counts(self) -> SourceCounts:
         return SourceCounts(
@@ -289,10 +298,10 @@ def _usage(body: dict[str, Any]) -> Usage:
 
 
 def _mapped_citations(
-    candidates: list[dict[str, Any]], resolved: Mapping[str, str] | None
+    candidates: list[dict[str, Any]], resolved: Mapping[str, str] | None, api: GoogleApi
 ) -> tuple[str, list[Citation], _Tally]:
     """(the first candidate's answer text, the citations of all candidates, the counts)."""
-    tally = _Tally(resolved=resolved)
+    tally = _Tally(resolved=resolved, api=api)
     content = ""
     for position, candidate in enumerate(candidates):
         layout = candidate_layout(candidate) if position == 0 else None
@@ -313,18 +322,20 @@ def _mapped_citations(
 
 
 def _map_body(
-    body: dict[str, Any], resolved: Mapping[str, str] | None
+    body: dict[str, Any], resolved: Mapping[str, str] | None, api: GoogleApi
 ) -> tuple[str, list[Citation], VertexGrounding]:
     candidates = _candidates(body)
-    content, citations, tally = _mapped_citations(candidates, resolved)
-    grounding = grounding_evidence(candidates, len(citations), tally.counts())
+    content, citations, tally = _mapped_citations(candidates, resolved, api)
+    grounding = grounding_evidence(candidates, len(citations), tally.counts(), api.short_label)
     return content, citations, grounding
 
 
-def map_vertex_reply(response: object, resolved: Mapping[str, str] | None = None) -> VertexReply:
+def map_vertex_reply(
+    response: object, resolved: Mapping[str, str] | None = None, *, api: GoogleApi = VERTEX
+) -> VertexReply:
     """The whole reply mapped once: what the adapter needs to build its result."""
     body = as_rest_body(response)
-    content, citations, grounding = _map_body(body, resolved)
+    content, citations, grounding = _map_body(body, resolved, api)
     first = next(iter(_candidates(body)), {})
     return VertexReply(
         content=content,
@@ -335,20 +346,21 @@ def map_vertex_reply(response: object, resolved: Mapping[str, str] | None = None
         finish_reason=text(first.get("finishReason")),
         block_reason=text(mapping(body.get("promptFeedback")).get("blockReason")),
         response_id=text(body.get("responseId")),
+        api=api,
     )
 
 
 def extract_vertex_citations(
-    response: object, resolved: Mapping[str, str] | None = None
+    response: object, resolved: Mapping[str, str] | None = None, *, api: GoogleApi = VERTEX
 ) -> list[Citation]:
     """The uniform citations of a reply, deduplicated, in rank order.
 
     ``resolved`` maps redirect URIs (``vertexaisearch.cloud.google.com/grounding-api-redirect``)
     to the end-site URLs a ``RedirectResolver`` found for them.
     """
-    return _mapped_citations(_candidates(as_rest_body(response)), resolved)[1]
+    return _mapped_citations(_candidates(as_rest_body(response)), resolved, api)[1]
 
 
-def extract_vertex_grounding(response: object) -> VertexGrounding:
+def extract_vertex_grounding(response: object, *, api: GoogleApi = VERTEX) -> VertexGrounding:
     """Grounding evidence of a reply: queries, tool calls, Search Suggestions, counts, warning."""
-    return _map_body(as_rest_body(response), None)[2]
+    return _map_body(as_rest_body(response), None, api)[2]

@@ -12,6 +12,7 @@ from typing import Any
 
 from adapters.base import AdapterResult
 from adapters.json_answer import unholdable_json
+from adapters.vertex.apis import VERTEX, GoogleApi
 from adapters.vertex.mapping import VertexReply
 from router.errors import ResponseParseError
 from router.types import Usage
@@ -31,26 +32,26 @@ def require_text(reply: VertexReply, *, step: str) -> str:
     ]
     said = "; ".join(part for part in why if part) or "no candidate"
     raise ResponseParseError(
-        f"Vertex AI returned no answer text in the {step} call ({said})",
-        vendor="vertex",
+        f"{reply.api.label} returned no answer text in the {step} call ({said})",
+        vendor=reply.api.vendor,
         reason="empty_response",
     )
 
 
-def json_answer(text: str) -> Any:
+def json_answer(text: str, api: GoogleApi = VERTEX) -> Any:
     """The JSON value of an answer given in JSON mode."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ResponseParseError(
-            f"Vertex AI's JSON answer is not valid JSON: {exc.msg} at line {exc.lineno} column "
+            f"{api.label}'s JSON answer is not valid JSON: {exc.msg} at line {exc.lineno} column "
             f"{exc.colno} (character {exc.pos} of {len(text)}); it starts "
             f"{text[:_SHOWN_CHARACTERS]!r}",
-            vendor="vertex",
+            vendor=api.vendor,
             reason="invalid_json",
         ) from exc
     except (ValueError, RecursionError) as exc:  # digits past int's limit, nesting past Python's
-        raise unholdable_json("Vertex AI", exc, vendor="vertex") from exc
+        raise unholdable_json(api.label, exc, vendor=api.vendor) from exc
 
 
 _COUNTS = (
@@ -93,7 +94,7 @@ def single_result(reply: VertexReply, *, wants_json: bool, strict: bool = True) 
     parsed = None
     try:
         content = require_text(reply, step="generateContent")
-        parsed = json_answer(content) if wants_json else None
+        parsed = json_answer(content, reply.api) if wants_json else None
     except ResponseParseError as error:
         if strict:
             raise

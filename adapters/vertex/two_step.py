@@ -55,7 +55,7 @@ def two_step_from_step1(step1: AdapterResult, step2: VertexReply) -> AdapterResu
     step1_metadata = {key: value for key, value in step1.metadata.items() if key != "two_step"}
     return AdapterResult(
         content=content,
-        parsed=json_answer(content),
+        parsed=json_answer(content, step2.api),
         model_version=step2.model_version or step1.model_version,
         grounded_effective=step1.grounded_effective,
         tool_call_count=step1.tool_call_count,

@@ -19,9 +19,10 @@ if TYPE_CHECKING:
 __all__ = ["register", "run"]
 
 _DESCRIPTION = """\
-Serves the OpenAI Responses API and Vertex AI generateContent wire protocols on 127.0.0.1,
-with synthesised grounded answers (or recorded ones with --replay) and optional faults, so the
-router, the demo and batch runs work without keys or network. Runs until Ctrl-C.
+Serves the providers' wire protocols on 127.0.0.1 (OpenAI Responses, Vertex AI and Gemini API
+generateContent), with synthesised grounded answers (or recorded ones with --replay) and
+optional faults, so the router, the demo and batch runs work without keys or network. Runs
+until Ctrl-C.
 
 fault specs: KIND[:ARG][*COUNT], e.g. 429:2*1 (one 429 with Retry-After: 2, then success),
 or rates SPEC=RATE,... (e.g. 429*1=0.1,500=0.05), chosen per request text. Kinds: 429 500 503
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the ``emulator`` subcommand."""
     parser = subparsers.add_parser(
         "emulator",
-        help="serve the loopback OpenAI and Vertex emulator in the foreground",
+        help="serve the loopback provider emulator in the foreground",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -89,6 +90,7 @@ def _announce(emulator: Emulator) -> None:
     print(
         f"OpenAI Responses : {emulator.openai_base_url}\n"
         f"Vertex AI        : {emulator.vertex_base_url}\n"
+        f"Gemini API       : {emulator.gemini_base_url}\n"
         "\n"
         f"Point the router at it with:\n{exports}"
         "Press Ctrl-C to stop.",

@@ -13,11 +13,11 @@ import secrets
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, get_args
 
 from aiohttp import web
 
-from router.emulator import error_replies, openai_responses, vertex
+from router.emulator import error_replies, gemini, openai_responses, vertex
 from router.emulator.faults import (
     CONTENT_FAULTS,
     FAULT_HEADER,
@@ -66,15 +66,23 @@ def route_of(method: str, path: str, query: dict[str, str]) -> Route | None:
         return None
     if path == _OPENAI_PATH:
         return Route("openai")
-    match = _VERTEX_PATH.match(path)
-    if match is None:
-        return None
-    stream = match["method"] == "streamGenerateContent"
-    return Route("vertex", match["model"], stream=stream, sse=stream and query.get("alt") == "sse")
+    google: tuple[tuple[Api, re.Pattern[str]], ...] = (
+        ("vertex", _VERTEX_PATH),
+        ("gemini", gemini.PATH),
+    )
+    for api, pattern in google:
+        match = pattern.match(path)
+        if match is not None:
+            stream = match["method"] == "streamGenerateContent"
+            sse = stream and query.get("alt") == "sse"
+            return Route(api, match["model"], stream=stream, sse=sse)
+    return None
 
 
 def _api_of_path(path: str) -> Api:
-    return "vertex" if "/publishers/" in path or path.startswith("/v1beta1") else "openai"
+    if "/publishers/" in path or path.startswith("/v1beta1"):
+        return "vertex"
+    return "gemini" if path.startswith(("/v1beta/", "/v1/models/")) else "openai"
 
 
 @dataclass(frozen=True)
@@ -107,7 +115,7 @@ class ProviderHandler:
         self._sleepers: set[asyncio.Future[bool]] = set()
         self._work: WorkQueue[Reply | list[bytes] | None] = WorkQueue(closed_result=None)
         self._attempts = AttemptCounter()
-        self._queued: dict[Api, deque[Reply]] = {"openai": deque(), "vertex": deque()}
+        self._queued: dict[Api, deque[Reply]] = {api: deque() for api in get_args(Api)}
         self.in_flight = 0
         self.max_in_flight = 0
 
@@ -176,11 +184,7 @@ class ProviderHandler:
         if not isinstance(parsed, dict):
             return _Decision(api, error_replies.unparseable_body(api))
         try:
-            ask = (
-                openai_responses.read_request(parsed)
-                if api == "openai"
-                else vertex.read_request(parsed, model=route.model, stream=route.stream)
-            )
+            ask = _read_request(parsed, route)
             ask = replace(ask, question=strip_directives(ask.question))
             spec = self._fault_for(request, ask, plan)
         except BadRequest as exc:
@@ -291,6 +295,15 @@ def _payload(decision: _Decision, seed: str | None) -> Reply | list[bytes] | Non
     return frames
 
 
+def _read_request(parsed: dict[str, Any], route: Route) -> Ask:
+    """The :class:`Ask` of a request body, read as the endpoint it reached reads it."""
+    if route.api == "openai":
+        return openai_responses.read_request(parsed)
+    if route.api == "gemini":
+        return gemini.read_request(parsed, model=route.model, stream=route.stream)
+    return vertex.read_request(parsed, model=route.model, stream=route.stream)
+
+
 def _parse_json(body: bytes) -> Any:
     try:
         return json.loads(body) if body else None
@@ -299,6 +312,8 @@ def _parse_json(body: bytes) -> Any:
 
 
 def _authorised(api: Api, request: web.BaseRequest) -> bool:
+    if api == "gemini":
+        return gemini.authorised(request.headers, request.query)
     bearer = request.headers.get("Authorization", "")
     if bearer.startswith("Bearer ") and bearer[7:].strip():
         return True

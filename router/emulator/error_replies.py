@@ -1,10 +1,15 @@
 """Error replies in each service's own shape, status codes and headers.
 
-OpenAI answers ``{"error": {"message", "type", "param", "code"}}``; Google answers
-``{"error": {"code", "message", "status"}}``. Proxies in front of both answer HTML pages.
+OpenAI answers ``{"error": {"message", "type", "param", "code"}}``; Google (Vertex AI and the
+Gemini API) answers ``{"error": {"code", "message", "status"}}``. Proxies in front of both answer
+HTML pages. The Gemini API answers a bad API key with 400 ``INVALID_ARGUMENT`` and the
+``ErrorInfo`` reason ``API_KEY_INVALID``, a missing one with 403 ``PERMISSION_DENIED``, and says
+when to retry a 429 in a ``RetryInfo`` detail rather than a ``Retry-After`` header.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from router.emulator.faults import FaultSpec, retry_after_header
 from router.emulator.reply import Reply, google_json, openai_json
@@ -21,9 +26,11 @@ __all__ = [
     "unparseable_body",
 ]
 
+_GOOGLE_APIS: tuple[Api, ...] = ("vertex", "gemini")
 _GOOGLE_STATUS = {
     400: "INVALID_ARGUMENT",
     401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
     404: "NOT_FOUND",
     429: "RESOURCE_EXHAUSTED",
     500: "INTERNAL",
@@ -60,17 +67,73 @@ def openai_error(
 
 
 def google_error(
-    status: int, message: str | None = None, *, headers: dict[str, str] | None = None
+    status: int,
+    message: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    details: list[dict[str, Any]] | None = None,
 ) -> Reply:
     """A Google API error reply with the canonical status name for the HTTP code."""
-    body = {
-        "error": {
-            "code": status,
-            "message": message or _GOOGLE_MESSAGE.get(status, "Unknown error."),
-            "status": _GOOGLE_STATUS.get(status, "UNKNOWN"),
-        }
+    error: dict[str, Any] = {
+        "code": status,
+        "message": message or _GOOGLE_MESSAGE.get(status, "Unknown error."),
+        "status": _GOOGLE_STATUS.get(status, "UNKNOWN"),
     }
-    return Reply(status, google_json(body).encode(), headers=headers or {})
+    if details:
+        error["details"] = details
+    return Reply(status, google_json({"error": error}).encode(), headers=headers or {})
+
+
+_GEMINI_KEY_INVALID = "API key not valid. Please pass a valid API key."
+_GEMINI_NO_KEY = (
+    "Method doesn't allow unregistered callers (callers without established identity). Please "
+    "use API Key or other form of API consumer identity to call this API."
+)
+
+
+def _gemini_fault_reply(status: int, spec: FaultSpec) -> Reply:
+    """The Gemini API's own shapes: a bad key is a 400, a rate limit says its delay inside."""
+    if status == 401:
+        return google_error(
+            400,
+            _GEMINI_KEY_INVALID,
+            details=[
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "API_KEY_INVALID",
+                    "domain": "googleapis.com",
+                    "metadata": {"service": "generativelanguage.googleapis.com"},
+                },
+                {
+                    "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
+                    "locale": "en-US",
+                    "message": _GEMINI_KEY_INVALID,
+                },
+            ],
+        )
+    if status == 429:
+        delay = spec.retry_after_s or 1.0
+        return google_error(
+            429,
+            "You exceeded your current quota, please check your plan and billing details.",
+            details=[
+                {
+                    "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                    "violations": [
+                        {
+                            "quotaMetric": "generativelanguage.googleapis.com/"
+                            "generate_content_free_tier_requests",
+                            "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                        }
+                    ],
+                },
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{delay:g}s"},
+            ],
+        )
+    headers = {}
+    if spec.retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(spec.retry_after_s)
+    return google_error(status, headers=headers)
 
 
 def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
@@ -78,12 +141,14 @@ def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
     if spec.kind == "html":
         return html_page(api, spec.html_status)
     status = int(spec.kind)
+    if api == "gemini":
+        return _gemini_fault_reply(status, spec)
     headers: dict[str, str] = {}
     if spec.retry_after_s is not None:
         headers["Retry-After"] = retry_after_header(spec.retry_after_s)
         if api == "openai":
             headers["retry-after-ms"] = str(round(spec.retry_after_s * 1000))
-    if api == "vertex":
+    if api in _GOOGLE_APIS:
         return google_error(status, headers=headers)
     if status == 429:
         wait = spec.retry_after_s or 1.0
@@ -119,14 +184,14 @@ def bad_request(
     api: Api, message: str, *, param: str | None = None, code: str | None = None
 ) -> Reply:
     """HTTP 400 for a request the real service would refuse."""
-    if api == "vertex":
+    if api in _GOOGLE_APIS:
         return google_error(400, message)
     return openai_error(400, message, kind="invalid_request_error", param=param, code=code)
 
 
 def unparseable_body(api: Api) -> Reply:
     """HTTP 400 for a body that is not JSON."""
-    if api == "vertex":
+    if api in _GOOGLE_APIS:
         return google_error(400, "Invalid JSON payload received. Unexpected token.")
     return openai_error(
         400,
@@ -138,7 +203,9 @@ def unparseable_body(api: Api) -> Reply:
 
 
 def missing_auth(api: Api, *, presented: bool = False) -> Reply:
-    """HTTP 401 as each service answers a missing or rejected credential."""
+    """HTTP 401 as each service answers a missing or rejected credential (Gemini: 403)."""
+    if api == "gemini":
+        return google_error(403, _GEMINI_NO_KEY)
     if api == "vertex":
         return google_error(401)
     if presented:
@@ -158,8 +225,8 @@ def missing_auth(api: Api, *, presented: bool = False) -> Reply:
 
 
 def not_found(api: Api | None, method: str, path: str) -> Reply:
-    """HTTP 404 for a path neither service serves here."""
-    if api == "vertex":
+    """HTTP 404 for a path no service serves here."""
+    if api in _GOOGLE_APIS:
         return google_error(404, f"Requested entity was not found: {path}")
     return openai_error(404, f"Invalid URL ({method} {path})", kind="invalid_request_error")
 
@@ -183,6 +250,6 @@ _REASONS = {502: "Bad Gateway", 503: "Service Temporarily Unavailable"}
 
 def html_page(api: Api, status: int) -> Reply:
     """The HTML error page the proxy in front of each service answers with."""
-    template = _GOOGLE_FRONT_END_PAGE if api == "vertex" else _CLOUDFLARE_PAGE
+    template = _GOOGLE_FRONT_END_PAGE if api in _GOOGLE_APIS else _CLOUDFLARE_PAGE
     page = template.format(status=status, reason=_REASONS.get(status, "Error"))
     return Reply(status, page.encode(), content_type="text/html; charset=UTF-8")

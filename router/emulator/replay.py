@@ -18,6 +18,8 @@ from router.emulator.wire import Api
 __all__ = ["REPLAY_HEADER", "ReplayLibrary", "ReplayMiss"]
 
 REPLAY_HEADER = "X-Emulator-Replay"
+# APIs that answer with another API's bodies: the Gemini API sends Vertex AI's generateContent.
+_BODY_KIND: dict[Api, Api] = {"gemini": "vertex"}
 _STREAM_SUFFIX = ".sse.txt"
 
 
@@ -42,7 +44,7 @@ class ReplayLibrary:
 
     def count(self, api: Api, *, stream: bool) -> int:
         """How many recorded bodies fit this API and mode."""
-        return len(self._files.get((api, stream), []))
+        return len(self._files.get((_BODY_KIND.get(api, api), stream), []))
 
     def pick(self, api: Api, *, stream: bool, name: str | None = None) -> Reply:
         """The named file, or the next file in turn that fits ``api`` and ``stream``."""
@@ -51,7 +53,7 @@ class ReplayLibrary:
             if not path.is_relative_to(self.root) or not path.is_file():
                 raise ReplayMiss(f"no recorded body named {name!r} in the replay directory")
         else:
-            files = self._files.get((api, stream))
+            files = self._files.get((_BODY_KIND.get(api, api), stream))
             if not files:
                 mode = "stream" if stream else "JSON"
                 raise ReplayMiss(f"no recorded {api} {mode} body in the replay directory")

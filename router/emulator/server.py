@@ -6,7 +6,7 @@ import asyncio
 import threading
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, Self
+from typing import Self, cast, get_args
 
 import structlog
 from aiohttp import web
@@ -16,12 +16,14 @@ from router.emulator.faults import FaultPlan
 from router.emulator.replay import ReplayLibrary
 from router.emulator.reply import JSON_CONTENT_TYPE, Reply
 from router.emulator.request_log import RecordedRequest, RequestLog
+from router.emulator.wire import Api
 
 __all__ = ["Emulator"]
 
 logger = structlog.get_logger(__name__)
 
 _HOST = "127.0.0.1"
+_APIS: tuple[str, ...] = get_args(Api)
 _START_TIMEOUT_S = 10.0
 # aiohttp's default of 128 overflows when hundreds of clients connect at once, and each
 # dropped SYN costs its client a one-second retransmit.
@@ -31,11 +33,12 @@ _SHUTDOWN_TIMEOUT_S = 5.0
 
 
 class Emulator:
-    """A loopback stand-in for the OpenAI Responses API and Vertex AI ``generateContent``.
+    """A loopback stand-in for the providers' APIs (OpenAI Responses, Vertex AI and Gemini API
+    ``generateContent``).
 
     Use it as a context manager (or call :meth:`start` and :meth:`stop`) and point the SDKs at
-    :attr:`openai_base_url` and :attr:`vertex_base_url`. ``latency_s`` and ``faults`` may be
-    changed while it runs; they apply from the next request on.
+    :attr:`openai_base_url`, :attr:`vertex_base_url` and :attr:`gemini_base_url`. ``latency_s``
+    and ``faults`` may be changed while it runs; they apply from the next request on.
 
     ``latency_s`` is the time from a request's arrival to its reply, synthesis included.
     ``replay`` must be an existing directory (NotADirectoryError otherwise); :meth:`start`
@@ -174,6 +177,11 @@ class Emulator:
         """``HttpOptions(base_url=...)`` for ``genai.Client(vertexai=True, ...)``."""
         return f"http://{_HOST}:{self.port}"
 
+    @property
+    def gemini_base_url(self) -> str:
+        """``HttpOptions(base_url=...)`` for ``genai.Client(api_key=...)`` (Gemini API)."""
+        return f"http://{_HOST}:{self.port}"
+
     # -- what happened, what to answer -----------------------------------------------------
 
     @property
@@ -201,20 +209,23 @@ class Emulator:
 
     def enqueue_reply(
         self,
-        api: Literal["openai", "vertex"],
+        api: str,
         body: bytes,
         *,
         status: int = 200,
         content_type: str = JSON_CONTENT_TYPE,
     ) -> None:
-        """Serve exactly ``body`` to the next request on ``api`` (no fault, no synthesis)."""
-        if api not in ("openai", "vertex"):
-            raise ValueError(f"api must be 'openai' or 'vertex', not {api!r}")
-        self._handler.enqueue(api, Reply(status, bytes(body), content_type=content_type))
+        """Serve exactly ``body`` to the next request on ``api`` (no fault, no synthesis).
 
-    def enqueue_raw(self, api: Literal["openai", "vertex"], message: bytes) -> None:
+        ``api`` names the endpoint as the router names its vendor: "openai", "vertex", ...
+        """
+        if api not in _APIS:
+            raise ValueError(f"api must be one of {', '.join(map(repr, _APIS))}, not {api!r}")
+        self._handler.enqueue(cast(Api, api), Reply(status, bytes(body), content_type=content_type))
+
+    def enqueue_raw(self, api: str, message: bytes) -> None:
         """Write exactly ``message`` (status line, headers and body, well-formed or not) as the
         reply to the next request on ``api``, then close the connection."""
-        if api not in ("openai", "vertex"):
-            raise ValueError(f"api must be 'openai' or 'vertex', not {api!r}")
-        self._handler.enqueue(api, Reply(0, bytes(message), raw=True))
+        if api not in _APIS:
+            raise ValueError(f"api must be one of {', '.join(map(repr, _APIS))}, not {api!r}")
+        self._handler.enqueue(cast(Api, api), Reply(0, bytes(message), raw=True))

@@ -6,7 +6,7 @@ import secrets
 import time
 from datetime import UTC, datetime
 
-from router.emulator import openai_responses, vertex
+from router.emulator import gemini, openai_responses, vertex
 from router.emulator.catalogue import answer_for
 from router.emulator.faults import FaultKind
 from router.emulator.ids import digest
@@ -36,11 +36,14 @@ def synthesise(
             events = openai_responses.stream_events(body, serial=serial)
             return [openai_event(kind, data) for kind, data in events], None
         return None, Reply(200, openai_json(body).encode())
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    body = vertex.build_response(ask, answer, fault=fault, serial=serial, create_time=now)
+    if ask.api == "gemini":
+        body = gemini.build_response(ask, answer, fault=fault, serial=serial)
+    else:
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        body = vertex.build_response(ask, answer, fault=fault, serial=serial, create_time=now)
     if not ask.stream:
         return None, Reply(200, google_json(body).encode())
-    chunks = vertex.stream_chunks(body, serial=serial)
+    chunks = (gemini if ask.api == "gemini" else vertex).stream_chunks(body, serial=serial)
     if sse:
         return [vertex_frame(c) for c in chunks], None
     # Without alt=sse the stream is one JSON array, delivered element by element.

@@ -239,7 +239,7 @@ def stream_chunks(body: Mapping[str, Any], *, serial: str) -> list[dict[str, Any
         cuts.append(min(len(text), cuts[-1] + rng.randint(40, 200)))
     pieces = [text[a:b] for a, b in itertools.pairwise(cuts)] or [""]
     grounded = "groundingMetadata" in candidate
-    envelope = {k: body[k] for k in ("modelVersion", "createTime", "responseId")}
+    envelope = {k: body[k] for k in ("modelVersion", "createTime", "responseId") if k in body}
     chunks: list[dict[str, Any]] = []
     for piece in pieces[:-1]:
         part: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": piece}]}}

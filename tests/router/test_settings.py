@@ -52,7 +52,10 @@ def test_dotenv_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_secrets_are_hidden_in_repr() -> None:
     """Printing settings never shows a key."""
     settings = RouterSettings(
-        _env_file=None, openai_api_key="sk-secret-value-0123456789", vertex_access_token=None
+        _env_file=None,
+        openai_api_key="sk-secret-value-0123456789",
+        vertex_access_token=None,
+        gemini_api_key=None,
     )
     assert "sk-secret-value" not in repr(settings)
     assert "sk-secret-value" not in str(settings.model_dump())
@@ -72,3 +75,17 @@ def test_forcing_the_openai_search_is_an_environment_switch(
     """GROUNDING_ROUTER_OPENAI_FORCE_SEARCH=true turns forcing the hosted search on."""
     monkeypatch.setenv("GROUNDING_ROUTER_OPENAI_FORCE_SEARCH", "true")
     assert RouterSettings(_env_file=None).openai_force_search is True
+
+
+def test_gemini_key_names_follow_google_genai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GEMINI_API_KEY is read, and GOOGLE_API_KEY wins when both are set, as in google-genai."""
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-key-0123456789")
+    settings = RouterSettings(_env_file=None)
+    assert settings.gemini_api_key is not None
+    assert settings.gemini_api_key.get_secret_value() == "gemini-key-0123456789"
+    monkeypatch.setenv("GOOGLE_API_KEY", "google-key-0123456789")
+    settings = RouterSettings(_env_file=None)
+    assert settings.gemini_api_key is not None
+    assert settings.gemini_api_key.get_secret_value() == "google-key-0123456789"
+    assert "google-key-0123456789" in settings.secret_values()
+    assert settings.gemini_api_version == "v1beta"

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 
 __all__ = ["EmulatorAddresses", "emulator_process"]
 
-_STARTUP_LINES = {"OpenAI Responses": "openai_base_url", "Vertex AI": "vertex_base_url"}
+_STARTUP_LINES = {
+    "OpenAI Responses": "openai_base_url",
+    "Vertex AI": "vertex_base_url",
+    "Gemini API": "gemini_base_url",
+}
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class EmulatorAddresses:
 
     openai_base_url: str
     vertex_base_url: str
+    gemini_base_url: str
 
 
 @contextmanager

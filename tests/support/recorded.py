@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "RECORDED_DIR",
+    "files_for_vendor",
     "is_normalized",
     "load_events",
     "load_final_body",
@@ -134,3 +135,29 @@ def stream_final_body(path: Path) -> dict[str, Any] | None:
     if events and all("candidates" in event or "usageMetadata" in event for event in events):
         return merge_gemini_chunks(events)
     return None
+
+
+# The kind of reply each vendor's endpoint answers with, so its suites can be served recorded
+# bodies it reads: a new vendor names the kind of its replies here.
+_VENDOR_REPLY_KINDS = {
+    "openai": "responses",
+    "vertex": "generate_content",
+    "gemini": "generate_content",
+}
+
+
+def reply_kind(body: dict[str, Any]) -> str | None:
+    """What API a final body comes from, by its shape."""
+    if "output" in body:
+        return "responses"
+    if body.get("candidates"):
+        return "generate_content"
+    if "choices" in body:
+        return "perplexity" if "citations" in body or "search_results" in body else "chat"
+    return None
+
+
+def files_for_vendor(vendor: str) -> list[Path]:
+    """The recorded files whose final body is the kind of reply ``vendor`` answers with."""
+    kind = _VENDOR_REPLY_KINDS[vendor]
+    return [path for path in recorded_files() if reply_kind(load_final_body(path)) == kind]

@@ -1,10 +1,10 @@
 """Sentinel secrets for the whole test run, and the watch that fails any test leaking them.
 
 ``SENTINEL_ENVIRONMENT`` is put into ``os.environ`` by ``tests/conftest.py`` before any test
-runs, so every test that builds ``RouterSettings`` from the environment holds the sentinel API
-key and Vertex token (and base URLs on a closed loopback port, so such settings never reach a
-real provider). The OpenAI sentinel has the shape of a key; the Vertex one has no secret shape,
-so only the exact-value redaction can catch it.
+runs, so every test that builds ``RouterSettings`` from the environment holds a sentinel for
+every provider's secret (API keys, the Vertex token) and base URLs on a closed loopback port, so
+such settings never reach a real provider. The OpenAI sentinel has the shape of a key; the
+Vertex one has no secret shape, so only the exact-value redaction can catch it.
 
 :class:`SecretWatch` is a pytest plugin. For every test phase it looks for the sentinels in:
 captured output and log sections, the failure text, output read through ``capsys``/``capfd``,
@@ -33,17 +33,29 @@ __all__ = [
     "RUN_CHARS",
     "SENTINELS",
     "SENTINEL_ENVIRONMENT",
+    "SENTINEL_GEMINI_KEY",
     "SENTINEL_OPENAI_KEY",
+    "SENTINEL_SECRETS",
     "SENTINEL_VERTEX_TOKEN",
     "SecretWatch",
     "sentinel_findings",
+    "vendor_sentinel",
 ]
 
 _OPENAI_CORE = "7c1e0f5a9b3d4e26a8f1"
 _VERTEX_CORE = "4b9e2d7a1c6f0e38d5a2"
+_GEMINI_CORE = "9d3f6a1e8b2c7e40f5b6"
 SENTINEL_OPENAI_KEY = f"sk-SENTINEL-{_OPENAI_CORE}"
 SENTINEL_VERTEX_TOKEN = f"vertex-SENTINEL-{_VERTEX_CORE}"
-SENTINELS = (SENTINEL_OPENAI_KEY, SENTINEL_VERTEX_TOKEN)
+SENTINEL_GEMINI_KEY = f"AIzaSENTINEL-{_GEMINI_CORE}"
+# The secret each sentinel stands in for, by the environment variable that holds it.
+SENTINEL_SECRETS = {
+    "OPENAI_API_KEY": SENTINEL_OPENAI_KEY,
+    "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN": SENTINEL_VERTEX_TOKEN,
+    "GEMINI_API_KEY": SENTINEL_GEMINI_KEY,
+}
+SENTINELS = tuple(SENTINEL_SECRETS.values())
+_CORES = (_OPENAI_CORE, _VERTEX_CORE, _GEMINI_CORE)
 RUN_CHARS = 8
 
 
@@ -66,7 +78,7 @@ def _spellings(text: str) -> tuple[str, ...]:
 _MARKERS = tuple(
     dict.fromkeys(
         spelling
-        for core in (_OPENAI_CORE, _VERTEX_CORE)
+        for core in _CORES
         for start in range(len(core) - RUN_CHARS + 1)
         for spelling in _spellings(core[start : start + RUN_CHARS])
     )
@@ -74,11 +86,22 @@ _MARKERS = tuple(
 _BYTE_MARKERS = tuple(marker.encode() for marker in _MARKERS)
 
 SENTINEL_ENVIRONMENT = {
-    "OPENAI_API_KEY": SENTINEL_OPENAI_KEY,
-    "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN": SENTINEL_VERTEX_TOKEN,
+    **SENTINEL_SECRETS,
     "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
     "GROUNDING_ROUTER_VERTEX_BASE_URL": "http://127.0.0.1:9",
+    "GROUNDING_ROUTER_GEMINI_BASE_URL": "http://127.0.0.1:9",
 }
+
+
+def vendor_sentinel(vendor: str) -> str:
+    """The sentinel secret ``vendor``'s calls are sent with (the first of its row's settings
+    that holds one)."""
+    from adapters.registry import provider
+
+    return next(
+        SENTINEL_SECRETS[name] for name in provider(vendor).settings if name in SENTINEL_SECRETS
+    )
+
 
 _MAX_DEPTH = 40
 

@@ -17,6 +17,7 @@ import pytest
 from google.auth import exceptions as auth_errors
 from google.genai import errors as genai_errors
 
+from adapters.vertex.apis import GEMINI
 from adapters.vertex.errors import CREDENTIALS_HELP, translate_error, translated_errors
 from router.errors import (
     ConfigurationError,
@@ -210,3 +211,13 @@ def test_translated_errors_leaves_router_errors_alone() -> None:
     with pytest.raises(ConfigurationError) as raised, translated_errors():
         raise original
     assert raised.value is original
+
+
+def test_gemini_api_errors_name_the_gemini_vendor_and_key_settings() -> None:
+    """Translated for the Gemini API, a bad key names the gemini vendor and its key settings."""
+    row = next(row for row in ROWS if row["id"] == "400_api_key_invalid")
+    error = translate_error(_api_error(row), GEMINI)
+    assert isinstance(error, ProviderRequestError)
+    assert (error.vendor, error.reason, error.status_code) == ("gemini", "auth", 400)
+    assert "Gemini API refused the credentials" in str(error)
+    assert "GOOGLE_API_KEY" in str(error)
