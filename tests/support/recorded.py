@@ -23,6 +23,8 @@ __all__ = [
     "openai_completed_response",
     "parse_sse",
     "recorded_files",
+    "reply_kind",
+    "vendor_reply_kind",
     "stream_final_body",
 ]
 
@@ -157,7 +159,12 @@ def reply_kind(body: dict[str, Any]) -> str | None:
     return None
 
 
+def vendor_reply_kind(vendor: str) -> str:
+    """The kind of reply ``vendor``'s endpoint answers with (see :func:`reply_kind`)."""
+    return _VENDOR_REPLY_KINDS[vendor]
+
+
 def files_for_vendor(vendor: str) -> list[Path]:
     """The recorded files whose final body is the kind of reply ``vendor`` answers with."""
-    kind = _VENDOR_REPLY_KINDS[vendor]
+    kind = vendor_reply_kind(vendor)
     return [path for path in recorded_files() if reply_kind(load_final_body(path)) == kind]

@@ -22,18 +22,21 @@ from router.cli import main
 from router.emulator import Emulator
 from support.emulated import MODELS, VENDORS
 from support.hostile import HOSTILE_TEXTS, VISIBLE_WORDS, hostile_reply, unsafe_characters
+from support.recorded import vendor_reply_kind
 
 RECORDED = Path(__file__).parents[2] / "data" / "recorded"
+# One recorded body per kind of reply (support.recorded.reply_kind) the vendors answer with.
 SOURCES = {
-    "openai": RECORDED / "mirascope" / "openai_responses_gpt4o_12_citations_duplicates.json",
-    "vertex": RECORDED / "pydantic-ai" / "gemini25pro_weather_grounding_a.json",
+    "responses": RECORDED / "mirascope" / "openai_responses_gpt4o_12_citations_duplicates.json",
+    "generate_content": RECORDED / "pydantic-ai" / "gemini25pro_weather_grounding_a.json",
 }
 OSC_LINK = HOSTILE_TEXTS[3]
 
 
 def hostile_body(vendor: str) -> dict[str, Any]:
-    body = hostile_reply(json.loads(SOURCES[vendor].read_text(encoding="utf-8")))
-    if vendor == "vertex":
+    kind = vendor_reply_kind(vendor)
+    body = hostile_reply(json.loads(SOURCES[kind].read_text(encoding="utf-8")))
+    if kind == "generate_content":
         # An enum value google-genai does not know, carried into the response's metadata.
         body["candidates"][0]["finishReason"] = OSC_LINK
     return body
@@ -54,6 +57,7 @@ def cli_environment(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Emul
     """The CLI's settings come from the environment: point them at the emulator."""
     monkeypatch.setenv("OPENAI_BASE_URL", emulator.openai_base_url)
     monkeypatch.setenv("GROUNDING_ROUTER_VERTEX_BASE_URL", emulator.vertex_base_url)
+    monkeypatch.setenv("GROUNDING_ROUTER_GEMINI_BASE_URL", emulator.gemini_base_url)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "hostile")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "1")
@@ -198,7 +202,7 @@ def test_batch_summary_output(
 def searched_but_uncited(vendor: str) -> dict[str, Any]:
     """A hostile reply that searched and cites nothing: it brings the [CITATIONS] warning."""
     body = hostile_body(vendor)
-    if vendor == "openai":
+    if vendor_reply_kind(vendor) == "responses":
         body["id"] = OSC_LINK
         for item in body["output"]:
             if item.get("type") == "web_search_call":
