@@ -128,6 +128,7 @@ PUBLIC_NAMES = {
         "extract_openai_grounding",
     },
     "adapters.vertex.adapter": {
+        "GeminiAdapter",
         "VertexAdapter",
         "VertexGrounding",
         "_extract_vertex_citations",

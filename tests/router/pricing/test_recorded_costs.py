@@ -17,6 +17,7 @@ import pytest
 from adapters.base import AdapterResult
 from adapters.openai.reply import map_openai_reply
 from adapters.registry import PROVIDERS
+from adapters.vertex.apis import GEMINI, VERTEX
 from adapters.vertex.mapping import map_vertex_reply
 from adapters.vertex.results import single_result
 from router.pricing import Metered, PriceBook
@@ -133,20 +134,21 @@ CASES = [
         1,
         0.014,
     ),
-    # The same model (a Gemini API body, read by the shared mapping): of the queries
-    # ["", "largest city in Mexico by population"] the empty one is not billed.
+    # The same model through the Gemini Developer API ("gemini", the same price list): of the
+    # queries ["", "largest city in Mexico by population"] the empty one is not billed.
     Case(
         "pydantic-ai/gemini3flash_grounding_title_missing.normalized.json",
-        "vertex",
+        "gemini",
         "gemini-3-flash-preview",
         (440 + 86) * 0.50 * M + 27 * 3.00 * M,
         1,
         0.014,
     ),
-    # gemini-2.5-pro below its 200k long-context threshold: 17 + 119 input, 201 + 213 output.
+    # gemini-2.5-pro (a Gemini API body) below its 200k long-context threshold: 17 + 119 input,
+    # 201 + 213 output.
     Case(
         "pydantic-ai/gemini25pro_weather_grounding_a.json",
-        "vertex",
+        "gemini",
         "gemini-2.5-pro",
         (17 + 119) * 1.25 * M + (201 + 213) * 10.00 * M,
         1,
@@ -174,7 +176,8 @@ def mapped(path: Path, vendor: str) -> AdapterResult:
     body = load_final_body(path)
     if vendor == "openai":
         return map_openai_reply(body, REQUEST)
-    return single_result(map_vertex_reply(body), wants_json=False)
+    api = GEMINI if vendor == "gemini" else VERTEX
+    return single_result(map_vertex_reply(body, api=api), wants_json=False)
 
 
 def priced(path: Path, vendor: str) -> tuple[AdapterResult, Metered]:
