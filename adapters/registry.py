@@ -169,7 +169,7 @@ _ROWS: tuple[ProviderRow, ...] = (
         adapter_path="adapters.vertex.adapter:GeminiAdapter",
         default_model="gemini-2.5-flash",
         capabilities=Capabilities(
-            streaming=False,
+            streaming=True,
             citations=True,
             json_mode=True,
             two_step_json=True,
@@ -182,6 +182,8 @@ _ROWS: tuple[ProviderRow, ...] = (
             "GROUNDING_ROUTER_GEMINI_API_VERSION",
         ),
         summary="Gemini Developer API with Google Search grounding (google-genai, API key)",
+        reply_mapper_path="adapters.vertex.reply:map_gemini_result",
+        stream_reader_path="adapters.vertex.stream:GeminiStreamReader",
     ),
 )
 

@@ -30,13 +30,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from adapters.base import ReplyMapper
 from adapters.stream_reader import StreamReaderBase
+from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
 from adapters.vertex.body import as_rest_body, items, mapping, text
 from adapters.vertex.mapping import extract_vertex_citations
-from adapters.vertex.reply import map_vertex_result
+from adapters.vertex.reply import map_gemini_result, map_vertex_result
 from router.types import LLMRequest
 
-__all__ = ["VertexStreamReader"]
+__all__ = ["GeminiStreamReader", "VertexStreamReader"]
 
 _SEARCH_SIGNALS = ("webSearchQueries", "groundingChunks", "retrievalQueries", "searchEntryPoint")
 
@@ -65,9 +67,11 @@ class VertexStreamReader(StreamReaderBase):
 
     label = "Vertex AI"
     vendor = "vertex"
+    _api: GoogleApi = VERTEX
+    _mapper_of_api: ReplyMapper = staticmethod(map_vertex_result)
 
     def __init__(self, request: LLMRequest) -> None:
-        super().__init__(request, map_vertex_result)
+        super().__init__(request, self._mapper_of_api)
         self._envelope: dict[str, Any] = {}
         self._candidates: dict[int, _Candidate] = {}
         self._finished: set[int] = set()
@@ -109,7 +113,7 @@ class VertexStreamReader(StreamReaderBase):
         if self._candidates and len(self._finished) == len(self._candidates):
             self._completed()
         elif grounding_changed:
-            for citation in extract_vertex_citations(self.final_body()):
+            for citation in extract_vertex_citations(self.final_body(), api=self._api):
                 self.events.citation(citation)
 
     def _candidate(self, index: int, candidate: dict[str, Any]) -> bool:
@@ -164,6 +168,15 @@ class VertexStreamReader(StreamReaderBase):
         if answer and isinstance(tool_call, dict):
             queries = items(mapping(tool_call.get("args")).get("queries"))
             self._announce([q for q in queries if text(q)])
+
+
+class GeminiStreamReader(VertexStreamReader):
+    """Reads one Gemini Developer API stream: the same chunks, citations named "gemini"."""
+
+    label = "Gemini API"
+    vendor = "gemini"
+    _api = GEMINI
+    _mapper_of_api = staticmethod(map_gemini_result)
 
 
 def _merge_grounding(state: _Candidate, value: object) -> bool:

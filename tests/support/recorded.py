@@ -24,8 +24,8 @@ __all__ = [
     "parse_sse",
     "recorded_files",
     "reply_kind",
-    "vendor_reply_kind",
     "stream_final_body",
+    "vendor_reply_kind",
 ]
 
 RECORDED_DIR = Path(__file__).resolve().parents[1] / "data" / "recorded"
