@@ -185,6 +185,23 @@ _ROWS: tuple[ProviderRow, ...] = (
         reply_mapper_path="adapters.vertex.reply:map_gemini_result",
         stream_reader_path="adapters.vertex.stream:GeminiStreamReader",
     ),
+    ProviderRow(
+        vendor="perplexity",
+        label="Perplexity",
+        adapter_path="adapters.perplexity.adapter:PerplexityAdapter",
+        default_model="sonar",
+        capabilities=Capabilities(
+            streaming=True,
+            citations=True,
+            json_mode=True,
+            two_step_json=False,
+            offset_unit="chars",
+        ),
+        settings=("PERPLEXITY_API_KEY", "PERPLEXITY_BASE_URL"),
+        summary="Sonar chat completions, search-first, with [n] citations (openai SDK)",
+        reply_mapper_path="adapters.perplexity.reply:map_perplexity_reply",
+        stream_reader_path="adapters.perplexity.stream:PerplexityStreamReader",
+    ),
 )
 
 PROVIDERS: Mapping[Vendor, ProviderRow] = MappingProxyType({row.vendor: row for row in _ROWS})

@@ -39,6 +39,9 @@ class EmulatorEndpoints(Protocol):
     @property
     def gemini_base_url(self) -> str: ...
 
+    @property
+    def perplexity_base_url(self) -> str: ...
+
 
 def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
     """Settings for ``emulator``'s endpoints; ``overrides`` set any other field."""
@@ -51,6 +54,8 @@ def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSe
         "vertex_access_token": SecretStr(EMULATOR_TOKEN),
         "gemini_api_key": SecretStr(EMULATOR_API_KEY),
         "gemini_base_url": emulator.gemini_base_url,
+        "perplexity_api_key": SecretStr(EMULATOR_API_KEY),
+        "perplexity_base_url": emulator.perplexity_base_url,
         **overrides,
     }
     return RouterSettings(_env_file=None, **fields)

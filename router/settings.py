@@ -74,6 +74,14 @@ class RouterSettings(BaseSettings):
         description="The Gemini API version the calls go to (Google Search grounding: v1beta).",
     )
 
+    # Perplexity (Sonar chat completions through the openai SDK).
+    perplexity_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("PERPLEXITY_API_KEY")
+    )
+    perplexity_base_url: str | None = Field(
+        default=None, validation_alias=_env("PERPLEXITY_BASE_URL")
+    )
+
     # Calls and retries: one retry layer (the router's); the SDKs' own retries are off.
     timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     max_attempts: int = Field(default=3, ge=1, le=10)
@@ -133,5 +141,10 @@ class RouterSettings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """The secrets these settings hold, for the log redaction processor."""
-        secrets = (self.openai_api_key, self.vertex_access_token, self.gemini_api_key)
+        secrets = (
+            self.openai_api_key,
+            self.vertex_access_token,
+            self.gemini_api_key,
+            self.perplexity_api_key,
+        )
         return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]

@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from aiohttp import web
 
-from router.emulator import error_replies, gemini, openai_responses, vertex
+from router.emulator import error_replies, gemini, openai_responses, perplexity, vertex
 from router.emulator.faults import (
     CONTENT_FAULTS,
     FAULT_HEADER,
@@ -66,6 +66,8 @@ def route_of(method: str, path: str, query: dict[str, str]) -> Route | None:
         return None
     if path == _OPENAI_PATH:
         return Route("openai")
+    if path == perplexity.PATH:
+        return Route("perplexity")
     google: tuple[tuple[Api, re.Pattern[str]], ...] = (
         ("vertex", _VERTEX_PATH),
         ("gemini", gemini.PATH),
@@ -82,7 +84,9 @@ def route_of(method: str, path: str, query: dict[str, str]) -> Route | None:
 def _api_of_path(path: str) -> Api:
     if "/publishers/" in path or path.startswith("/v1beta1"):
         return "vertex"
-    return "gemini" if path.startswith(("/v1beta/", "/v1/models/")) else "openai"
+    if path.startswith(("/v1beta/", "/v1/models/")):
+        return "gemini"
+    return "perplexity" if path.startswith("/chat/") else "openai"
 
 
 @dataclass(frozen=True)
@@ -301,6 +305,8 @@ def _read_request(parsed: dict[str, Any], route: Route) -> Ask:
         return openai_responses.read_request(parsed)
     if route.api == "gemini":
         return gemini.read_request(parsed, model=route.model, stream=route.stream)
+    if route.api == "perplexity":
+        return perplexity.read_request(parsed)
     return vertex.read_request(parsed, model=route.model, stream=route.stream)
 
 

@@ -4,7 +4,9 @@ OpenAI answers ``{"error": {"message", "type", "param", "code"}}``; Google (Vert
 Gemini API) answers ``{"error": {"code", "message", "status"}}``. Proxies in front of both answer
 HTML pages. The Gemini API answers a bad API key with 400 ``INVALID_ARGUMENT`` and the
 ``ErrorInfo`` reason ``API_KEY_INVALID``, a missing one with 403 ``PERMISSION_DENIED``, and says
-when to retry a 429 in a ``RetryInfo`` detail rather than a ``Retry-After`` header.
+when to retry a 429 in a ``RetryInfo`` detail rather than a ``Retry-After`` header. Perplexity
+answers ``{"error": {"message", "type", "code"}}`` (``invalid_model`` for an unknown model), and
+its proxy answers a bad or missing key with an HTML 401 page.
 """
 
 from __future__ import annotations
@@ -136,6 +138,37 @@ def _gemini_fault_reply(status: int, spec: FaultSpec) -> Reply:
     return google_error(status, headers=headers)
 
 
+_PERPLEXITY_401_PAGE = (
+    "<html>\r\n<head><title>401 Authorization Required</title></head>\r\n<body>\r\n"
+    "<center><h1>401 Authorization Required</h1></center>\r\n<hr><center>openresty/1.27.4"
+    "</center>\r\n</body>\r\n</html>\r\n"
+)
+_PERPLEXITY_KINDS = {
+    400: ("bad_request", "Invalid value in the request: the request could not be processed."),
+    429: ("rate_limit_exceeded", "Rate limit exceeded. Please retry after a short while."),
+    500: ("internal_server_error", "Internal server error."),
+    503: ("service_unavailable", "The service is temporarily unavailable."),
+}
+
+
+def perplexity_error(
+    status: int, message: str, *, kind: str, headers: dict[str, str] | None = None
+) -> Reply:
+    """A Perplexity error reply: ``{"error": {"message", "type", "code"}}``."""
+    body = {"error": {"message": message, "type": kind, "code": status}}
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
+def _perplexity_fault_reply(status: int, spec: FaultSpec) -> Reply:
+    if status == 401:
+        return missing_auth("perplexity")
+    headers = {}
+    if spec.retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(spec.retry_after_s)
+    kind, message = _PERPLEXITY_KINDS[status]
+    return perplexity_error(status, message, kind=kind, headers=headers)
+
+
 def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
     """The reply of a status fault (429, 500, 503, 400, 401) or an html fault."""
     if spec.kind == "html":
@@ -143,6 +176,8 @@ def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
     status = int(spec.kind)
     if api == "gemini":
         return _gemini_fault_reply(status, spec)
+    if api == "perplexity":
+        return _perplexity_fault_reply(status, spec)
     headers: dict[str, str] = {}
     if spec.retry_after_s is not None:
         headers["Retry-After"] = retry_after_header(spec.retry_after_s)
@@ -186,6 +221,9 @@ def bad_request(
     """HTTP 400 for a request the real service would refuse."""
     if api in _GOOGLE_APIS:
         return google_error(400, message)
+    if api == "perplexity":
+        kind = "invalid_model" if message.startswith("Invalid model") else "bad_request"
+        return perplexity_error(400, message, kind=kind)
     return openai_error(400, message, kind="invalid_request_error", param=param, code=code)
 
 
@@ -193,6 +231,8 @@ def unparseable_body(api: Api) -> Reply:
     """HTTP 400 for a body that is not JSON."""
     if api in _GOOGLE_APIS:
         return google_error(400, "Invalid JSON payload received. Unexpected token.")
+    if api == "perplexity":
+        return perplexity_error(400, "Invalid JSON in the request body.", kind="bad_request")
     return openai_error(
         400,
         "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
@@ -206,6 +246,8 @@ def missing_auth(api: Api, *, presented: bool = False) -> Reply:
     """HTTP 401 as each service answers a missing or rejected credential (Gemini: 403)."""
     if api == "gemini":
         return google_error(403, _GEMINI_NO_KEY)
+    if api == "perplexity":
+        return Reply(401, _PERPLEXITY_401_PAGE.encode(), content_type="text/html")
     if api == "vertex":
         return google_error(401)
     if presented:
@@ -228,6 +270,8 @@ def not_found(api: Api | None, method: str, path: str) -> Reply:
     """HTTP 404 for a path no service serves here."""
     if api in _GOOGLE_APIS:
         return google_error(404, f"Requested entity was not found: {path}")
+    if api == "perplexity":
+        return perplexity_error(404, f"Not Found ({method} {path})", kind="not_found")
     return openai_error(404, f"Invalid URL ({method} {path})", kind="invalid_request_error")
 
 

@@ -80,6 +80,8 @@ def _classify(path: Path) -> tuple[Api, bool] | None:
             return ("openai", True)
         if text.lstrip().startswith("data:") and '"candidates"' in text:
             return ("vertex", True)
+        if text.lstrip().startswith("data:") and '"chat.completion.chunk"' in text:
+            return ("perplexity", True)
         return None
     if path.suffix != ".json":
         return None
@@ -93,4 +95,6 @@ def _classify(path: Path) -> tuple[Api, bool] | None:
         return ("openai", False)
     if isinstance(body.get("candidates"), list):
         return ("vertex", False)
+    if isinstance(body.get("choices"), list) and ("citations" in body or "search_results" in body):
+        return ("perplexity", False)
     return None

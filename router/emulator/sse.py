@@ -1,7 +1,8 @@
 """Server-sent event framing as each provider does it.
 
 OpenAI names every event and ends lines with LF; Vertex (``alt=sse``) sends bare ``data:``
-lines ending in CRLF, as the recorded streams show.
+lines ending in CRLF, as the recorded streams show; Chat Completions streams (Perplexity) send
+bare ``data:`` lines ending in LF.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from router.emulator.reply import google_json
+from router.emulator.reply import google_json, openai_json
 
-__all__ = ["openai_event", "vertex_frame"]
+__all__ = ["data_frame", "openai_event", "vertex_frame"]
 
 
 def openai_event(kind: str, data: str) -> bytes:
@@ -22,3 +23,8 @@ def openai_event(kind: str, data: str) -> bytes:
 def vertex_frame(payload: Mapping[str, Any]) -> bytes:
     """One Vertex ``streamGenerateContent?alt=sse`` frame."""
     return f"data: {google_json(payload)}\r\n\r\n".encode()
+
+
+def data_frame(payload: Mapping[str, Any]) -> bytes:
+    """One Chat Completions stream event: a bare ``data:`` line of compact JSON."""
+    return f"data: {openai_json(payload)}\n\n".encode()

@@ -6,12 +6,12 @@ import secrets
 import time
 from datetime import UTC, datetime
 
-from router.emulator import gemini, openai_responses, vertex
+from router.emulator import gemini, openai_responses, perplexity, vertex
 from router.emulator.catalogue import answer_for
 from router.emulator.faults import FaultKind
 from router.emulator.ids import digest
 from router.emulator.reply import Reply, google_json, openai_json
-from router.emulator.sse import openai_event, vertex_frame
+from router.emulator.sse import data_frame, openai_event, vertex_frame
 from router.emulator.wire import Ask
 
 __all__ = ["synthesise"]
@@ -35,6 +35,13 @@ def synthesise(
         if ask.stream:
             events = openai_responses.stream_events(body, serial=serial)
             return [openai_event(kind, data) for kind, data in events], None
+        return None, Reply(200, openai_json(body).encode())
+    if ask.api == "perplexity":
+        body = perplexity.build_response(
+            ask, answer, fault=fault, serial=serial, created=int(time.time())
+        )
+        if ask.stream:
+            return [data_frame(c) for c in perplexity.stream_chunks(body, serial=serial)], None
         return None, Reply(200, openai_json(body).encode())
     if ask.api == "gemini":
         body = gemini.build_response(ask, answer, fault=fault, serial=serial)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 __all__ = ["Api", "Ask", "BadRequest", "JsonFormat"]
 
-Api = Literal["openai", "vertex", "gemini"]
+Api = Literal["openai", "vertex", "gemini", "perplexity"]
 
 
 class BadRequest(Exception):

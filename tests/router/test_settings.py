@@ -56,6 +56,7 @@ def test_secrets_are_hidden_in_repr() -> None:
         openai_api_key="sk-secret-value-0123456789",
         vertex_access_token=None,
         gemini_api_key=None,
+        perplexity_api_key=None,
     )
     assert "sk-secret-value" not in repr(settings)
     assert "sk-secret-value" not in str(settings.model_dump())

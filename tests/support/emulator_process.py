@@ -19,6 +19,7 @@ _STARTUP_LINES = {
     "OpenAI Responses": "openai_base_url",
     "Vertex AI": "vertex_base_url",
     "Gemini API": "gemini_base_url",
+    "Perplexity": "perplexity_base_url",
 }
 
 
@@ -29,6 +30,7 @@ class EmulatorAddresses:
     openai_base_url: str
     vertex_base_url: str
     gemini_base_url: str
+    perplexity_base_url: str
 
 
 @contextmanager

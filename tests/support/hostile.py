@@ -2,7 +2,8 @@
 
 ``hostile_reply`` takes a recorded body and puts the texts of ``tests/data/hostile_text.json``
 (ANSI and OSC escape sequences, terminal hyperlinks, C1 controls, bidirectional overrides,
-markup) into every title, snippet, query, domain and answer text, so they reach every place the
+markup) into every title, snippet, query, domain and answer text (``text`` parts, or a chat
+message's ``content``), so they reach every place the
 CLI prints provider text. ``unsafe_characters`` lists what a terminal would act on.
 """
 
@@ -50,7 +51,7 @@ def hostile_reply(body: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, dict):
             changed = {}
             for key, item in value.items():
-                if key == "text" and isinstance(item, str):
+                if key in ("text", "content") and isinstance(item, str):
                     changed[key] = answer
                 elif key in _TEXT_KEYS and isinstance(item, str):
                     changed[key] = f"{next(texts)} {item}"

@@ -7,7 +7,7 @@ from typing import Any
 
 from router.types import Citation
 from support.citations import citation_problems as check_citation
-from support.recorded import RECORDED_DIR, load_final_body, recorded_files
+from support.recorded import RECORDED_DIR, load_final_body, recorded_files, reply_kind
 
 __all__ = [
     "EXPECTED_DIR",
@@ -20,8 +20,7 @@ EXPECTED_DIR = RECORDED_DIR.parent / "expected" / "openai"
 
 
 def _is_openai(path: Path) -> bool:
-    body = load_final_body(path)
-    return "output" in body or "choices" in body
+    return reply_kind(load_final_body(path)) in ("responses", "chat")
 
 
 OPENAI_FILES: list[Path] = [path for path in recorded_files() if _is_openai(path)]

@@ -145,6 +145,7 @@ _VENDOR_REPLY_KINDS = {
     "openai": "responses",
     "vertex": "generate_content",
     "gemini": "generate_content",
+    "perplexity": "perplexity",
 }
 
 

@@ -29,6 +29,7 @@ RECORDED = Path(__file__).parents[2] / "data" / "recorded"
 SOURCES = {
     "responses": RECORDED / "mirascope" / "openai_responses_gpt4o_12_citations_duplicates.json",
     "generate_content": RECORDED / "pydantic-ai" / "gemini25pro_weather_grounding_a.json",
+    "perplexity": RECORDED / "ruby_llm" / "perplexity_sonar_search_results.json",
 }
 OSC_LINK = HOSTILE_TEXTS[3]
 
@@ -58,6 +59,7 @@ def cli_environment(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Emul
     monkeypatch.setenv("OPENAI_BASE_URL", emulator.openai_base_url)
     monkeypatch.setenv("GROUNDING_ROUTER_VERTEX_BASE_URL", emulator.vertex_base_url)
     monkeypatch.setenv("GROUNDING_ROUTER_GEMINI_BASE_URL", emulator.gemini_base_url)
+    monkeypatch.setenv("PERPLEXITY_BASE_URL", emulator.perplexity_base_url)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "hostile")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "1")
@@ -202,7 +204,12 @@ def test_batch_summary_output(
 def searched_but_uncited(vendor: str) -> dict[str, Any]:
     """A hostile reply that searched and cites nothing: it brings the [CITATIONS] warning."""
     body = hostile_body(vendor)
-    if vendor_reply_kind(vendor) == "responses":
+    kind = vendor_reply_kind(vendor)
+    if kind == "perplexity":
+        body["id"] = OSC_LINK
+        body["citations"] = list(HOSTILE_TEXTS)
+        body["search_results"] = [{"title": text, "url": text} for text in HOSTILE_TEXTS]
+    elif kind == "responses":
         body["id"] = OSC_LINK
         for item in body["output"]:
             if item.get("type") == "web_search_call":

@@ -1,0 +1,92 @@
+"""The Perplexity stream reader: Sonar ``chat.completion.chunk`` events to router events.
+
+Every chunk repeats the full ``citations`` and ``search_results`` lists (provider-quirks
+section 4) beside its ``choices[0].delta.content`` piece; the last carries the
+``finish_reason`` and the usage. So:
+
+- each content piece goes out as a ``TextDelta``;
+- the first chunk that lists sources announces one ``SearchStarted`` (Perplexity reports no
+  queries);
+- after a chunk that adds text or changes the sources, the citations of the reply so far go
+  out as ``CitationDelta`` (a ``[n]`` marker's span is there once its text has arrived);
+- the stream completes with the chunk that has a ``finish_reason``; a usage trailer after it is
+  still read.
+
+The final body is a Chat Completions body: the latest chunk's top-level fields (the sources,
+the usage, the model), with one message whose content is the pieces joined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.perplexity.citations import read_perplexity_reply
+from adapters.perplexity.reply import map_perplexity_reply
+from adapters.stream_reader import StreamReaderBase
+from router.types import LLMRequest
+
+__all__ = ["PerplexityStreamReader"]
+
+_SOURCE_KEYS = ("citations", "search_results")
+
+
+class PerplexityStreamReader(StreamReaderBase):
+    """Reads one Sonar stream (see the module docstring)."""
+
+    label = "Perplexity"
+
+    def __init__(self, request: LLMRequest) -> None:
+        super().__init__(request, map_perplexity_reply)
+        self._envelope: dict[str, Any] = {}
+        self._pieces: list[str] = []
+        self._finish_reason: str | None = None
+        self._searched = False
+
+    @staticmethod
+    def is_stream_event(value: Mapping[str, Any]) -> bool:
+        """A chunk carries ``delta`` choices (a final body carries ``message`` choices)."""
+        choices = value.get("choices")
+        return (
+            isinstance(choices, list)
+            and bool(choices)
+            and isinstance(choices[0], Mapping)
+            and "delta" in choices[0]
+        )
+
+    def final_body(self) -> dict[str, Any]:
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {"role": "assistant", "content": "".join(self._pieces)},
+            "finish_reason": self._finish_reason,
+        }
+        return {**self._envelope, "object": "chat.completion", "choices": [choice]}
+
+    def _read(self, chunk: Mapping[str, Any]) -> None:
+        sources_before = tuple(self._envelope.get(key) for key in _SOURCE_KEYS)
+        for key, value in chunk.items():
+            if key != "choices":
+                self._envelope[key] = value
+        grew = False
+        choices = chunk.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta")
+            piece = delta.get("content") if isinstance(delta, Mapping) else None
+            if isinstance(piece, str) and piece:
+                self._pieces.append(piece)
+                self.events.text(piece)
+                grew = True
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str):
+                self._finish_reason = reason
+        sources = tuple(self._envelope.get(key) for key in _SOURCE_KEYS)
+        if not self._searched and any(isinstance(s, list) and s for s in sources):
+            self._searched = True
+            self._announce([])
+        if self._finish_reason is not None:
+            self._completed()
+        elif grew or sources != sources_before:
+            for citation in read_perplexity_reply(self.final_body()).citations:
+                self.events.citation(citation)

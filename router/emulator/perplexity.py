@@ -1,0 +1,185 @@
+"""Perplexity Sonar ``POST /chat/completions``: read the request, synthesise the reply and stream.
+
+The reply carries the quirks of the recorded Sonar bodies (provider-quirks section 4): the
+answer cites its sources with ``[n]`` markers after each claim, 1-based positions in the
+top-level ``citations`` list of URLs, and not every position is cited; ``search_results``
+(``title, url, date, last_updated, snippet, source``) lists the same sources in the same order,
+with ``date`` null on some and missing on others; ``usage`` reports ``search_context_size``,
+``num_search_queries`` and the ``cost`` of the call. A stream repeats the full ``citations``
+and ``search_results`` in every chunk; its last chunk has the ``finish_reason`` and the usage.
+
+Requests are read as Sonar reads them: ``disable_search`` turns the search off,
+``web_search_options.user_location.country`` localises the answer, and ``response_format`` of
+type ``json_schema`` asks for JSON that follows the schema.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from router.emulator.catalogue import Answer
+from router.emulator.faults import FaultKind
+from router.emulator.ids import digest, rng_for
+from router.emulator.json_values import SchemaFiller
+from router.emulator.wire import Ask, BadRequest, JsonFormat
+
+__all__ = ["PATH", "build_response", "read_request", "stream_chunks"]
+
+PATH = "/chat/completions"
+_REQUEST_COST = 0.005  # per request at low search context size, as the recorded bodies show
+_TOKEN_COSTS = {"sonar": (1.0, 1.0), "sonar-pro": (3.0, 15.0)}  # $ per million in, out
+
+
+def read_request(body: Mapping[str, Any]) -> Ask:
+    """The :class:`Ask` of a Sonar request; raises :class:`BadRequest` as the API would."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise BadRequest("Invalid model ''. Permitted models can be found in the documentation.")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("messages: at least one message is required", param="messages")
+    user_texts = [
+        str(message.get("content", ""))
+        for message in messages
+        if isinstance(message, Mapping) and message.get("role") == "user"
+    ]
+    prompt = user_texts[-1] if user_texts else ""
+    options = body.get("web_search_options")
+    location = options.get("user_location") if isinstance(options, Mapping) else None
+    country = location.get("country") if isinstance(location, Mapping) else None
+    return Ask(
+        api="perplexity",
+        model=model,
+        prompt=prompt,
+        question=prompt,
+        stream=body.get("stream") is True,
+        search=body.get("disable_search") is not True,
+        json_format=_json_format(body.get("response_format")),
+        country=country if isinstance(country, str) else None,
+        echo=body,
+    )
+
+
+def _json_format(value: object) -> JsonFormat | None:
+    if not isinstance(value, Mapping) or value.get("type") != "json_schema":
+        return None
+    spec = value.get("json_schema")
+    schema = spec.get("schema") if isinstance(spec, Mapping) else None
+    if not isinstance(schema, Mapping):
+        raise BadRequest("response_format.json_schema.schema is required", param="response_format")
+    return JsonFormat(schema)
+
+
+def build_response(
+    ask: Ask, answer: Answer, *, fault: FaultKind | None, serial: str, created: int
+) -> dict[str, Any]:
+    """The final chat completion for ``ask``, as Sonar returns it."""
+    rng = rng_for("perplexity", ask.question, ask.model)
+    searched = ask.search and fault not in ("no_search", "empty_grounding")
+    citing = searched and fault != "no_citations"
+    sources = [source for source in answer.sources if not source.vertex_only]
+    if ask.json_format is not None:
+        filler = SchemaFiller(answer, rng_for("perplexity-json", ask.question), country=ask.country)
+        text = json.dumps(filler.value(ask.json_format.schema), ensure_ascii=False)
+    elif citing:
+        text = _cited_text(answer, [answer.sources.index(source) for source in sources])
+    else:
+        text = answer.plain_text
+    body: dict[str, Any] = {
+        "id": str(uuid.UUID(bytes=digest(serial, "perplexity")[:16], version=4)),
+        "model": ask.model,
+        "created": created,
+        "usage": _usage(ask, text, searched, rng),
+    }
+    if citing:
+        body["citations"] = [source.url for source in sources]
+        body["search_results"] = [_search_result(source, rng) for source in sources]
+    elif searched:
+        body["citations"] = []
+    body["object"] = "chat.completion"
+    body["choices"] = [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": text},
+            "delta": {"role": "assistant", "content": ""},
+            "finish_reason": "stop",
+        }
+    ]
+    return body
+
+
+def _cited_text(answer: Answer, listed: list[int]) -> str:
+    """The claims, each followed by the ``[n]`` markers of the listed sources it cites."""
+    sentences = []
+    for claim in answer.claims:
+        markers = "".join(f"[{listed.index(i) + 1}]" for i in claim.cites if i in listed)
+        sentences.append(claim.text + markers)
+    return " ".join(sentences)
+
+
+def _search_result(source: Any, rng: Any) -> dict[str, Any]:
+    year = rng.randint(2019, 2026)
+    result: dict[str, Any] = {"title": source.title, "url": source.url}
+    roll = rng.random()
+    if roll < 0.7:
+        result["date"] = f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    elif roll < 0.85:
+        result["date"] = None
+    result["last_updated"] = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
+    result["snippet"] = f"{source.title}: an overview of the topic, its history and what is new."
+    result["source"] = "web"
+    return result
+
+
+def _usage(ask: Ask, text: str, searched: bool, rng: Any) -> dict[str, Any]:
+    prompt_tokens = max(1, len(ask.prompt) // 4)
+    completion_tokens = max(1, len(text) // 4)
+    per_in, per_out = _TOKEN_COSTS.get(ask.model, _TOKEN_COSTS["sonar"])
+    input_cost = round(prompt_tokens * per_in / 1e6, 5)
+    output_cost = round(completion_tokens * per_out / 1e6, 5)
+    request_cost = _REQUEST_COST if searched else 0.0
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "search_context_size": "low",
+        "cost": {
+            "input_tokens_cost": input_cost,
+            "output_tokens_cost": output_cost,
+            "request_cost": request_cost,
+            "total_cost": round(input_cost + output_cost + request_cost, 5),
+        },
+    }
+    if searched:
+        usage["num_search_queries"] = rng.randint(1, 3)
+    return usage
+
+
+def stream_chunks(body: Mapping[str, Any], *, serial: str) -> list[dict[str, Any]]:
+    """The chunks that deliver ``body``: text in pieces, the sources repeated in every chunk."""
+    text: str = body["choices"][0]["message"]["content"]
+    rng = rng_for("perplexity-chunks", serial)
+    cuts = [0]
+    while cuts[-1] < len(text):
+        cuts.append(min(len(text), cuts[-1] + rng.randint(8, 60)))
+    pieces = [text[a:b] for a, b in itertools.pairwise(cuts)] or [""]
+    envelope = {k: v for k, v in body.items() if k not in ("choices", "usage", "object")}
+    chunks: list[dict[str, Any]] = []
+    for number, piece in enumerate(pieces):
+        last = number == len(pieces) - 1
+        delta: dict[str, Any] = {"content": piece}
+        if number == 0:
+            delta = {"role": "assistant", **delta}
+        chunk = {
+            **envelope,
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": "stop" if last else None}],
+        }
+        if last:
+            chunk["usage"] = body["usage"]
+        chunks.append(chunk)
+    return chunks

@@ -1,0 +1,232 @@
+"""The Perplexity adapter on the wire: the real ``openai`` client against the emulator's Sonar.
+
+What the adapter sends (path, key, search options, JSON format), every fault kind of the
+emulator observed as the right router error, sync and async, and a streamed call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from adapters.perplexity.adapter import PerplexityAdapter
+from router.emulator import FAULT_KINDS, Emulator
+from router.errors import (
+    ConfigurationError,
+    ProviderRequestError,
+    ProviderTransientError,
+    ResponseParseError,
+    RouterError,
+)
+from router.settings import RouterSettings
+from router.types import LLMRequest
+from support.citations import citation_problems
+
+KEY = "pplx-wire-test-key"
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+# Fault kinds that fail the call: the router error, its reason and the HTTP status.
+ERROR_KINDS: dict[str, tuple[type[RouterError], str, int | None]] = {
+    "429": (ProviderTransientError, "rate_limited", 429),
+    "500": (ProviderTransientError, "server_error", 500),
+    "503": (ProviderTransientError, "server_error", 503),
+    "400": (ProviderRequestError, "bad_request", 400),
+    "401": (ProviderRequestError, "auth", 401),  # Perplexity's HTML 401 page
+    "hang": (ProviderTransientError, "timeout", None),
+    "drop": (ProviderTransientError, "connection", None),
+    "truncate": (ProviderTransientError, "truncated_response", None),
+    "non_json": (ResponseParseError, "non_json_response", None),
+    "html": (ProviderTransientError, "server_error", 502),
+}
+CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
+
+
+@pytest.fixture
+def settings(emulator: Emulator, make_settings: Callable[..., RouterSettings]) -> RouterSettings:
+    emulator.clear_requests()
+    return make_settings(
+        perplexity_api_key=KEY, perplexity_base_url=emulator.perplexity_base_url, timeout_s=5.0
+    )
+
+
+@pytest.fixture
+def adapter() -> Iterator[PerplexityAdapter]:
+    made = PerplexityAdapter()
+    yield made
+    made.close()
+
+
+@pytest_asyncio.fixture
+async def async_adapter() -> AsyncIterator[PerplexityAdapter]:
+    made = PerplexityAdapter()
+    yield made
+    await made.aclose()
+    made.close()
+
+
+def _request(prompt: str = "What is the capital of France?", **fields: Any) -> LLMRequest:
+    return LLMRequest.model_validate(
+        {
+            "vendor": "perplexity",
+            "model": "sonar",
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": prompt},
+            ],
+            **fields,
+        }
+    )
+
+
+def test_grounded_call_on_the_wire(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """One POST to /chat/completions with the key, the messages and the user's location."""
+    request = _request(
+        grounded=True, user_location={"country": "FR", "city": "Paris", "timezone": "Europe/Paris"}
+    )
+    result = adapter.complete(request, settings)
+    (sent,) = emulator.requests
+    assert (sent.method, sent.path) == ("POST", "/chat/completions")
+    assert sent.headers["authorization"] == f"Bearer {KEY}"
+    assert sent.json == {
+        "model": "sonar",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "What is the capital of France?"},
+        ],
+        "web_search_options": {"user_location": {"country": "FR", "city": "Paris"}},
+    }
+    assert result.grounded_effective is True
+    assert any(citation["cited"] for citation in result.citations)
+    for citation in result.citations:
+        assert citation_problems(citation, result.content, provider="perplexity") == []
+    assert result.usage.reported_cost is not None
+    assert result.metadata["num_search_queries"] >= 1
+
+
+def test_an_ungrounded_call_turns_the_search_off(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """grounded=False sends disable_search: the reply has no sources and is not grounded."""
+    result = adapter.complete(_request(max_output_tokens=200, temperature=0.2), settings)
+    (sent,) = emulator.requests
+    assert sent.json["disable_search"] is True
+    assert (sent.json["max_tokens"], sent.json["temperature"]) == (200, 0.2)
+    assert (result.grounded_effective, result.citations) == (False, [])
+
+
+def test_grounded_json_is_one_call_with_the_schema(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Search and a JSON schema combine in one call; the sources still come back."""
+    result = adapter.complete(_request(grounded=True, json_schema=SCHEMA), settings)
+    (sent,) = emulator.requests
+    assert sent.json["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"schema": SCHEMA},
+    }
+    assert isinstance(result.parsed, dict)
+    assert "city" in result.parsed
+    assert result.grounded_effective is True
+    assert result.citations
+
+
+def test_json_mode_without_a_schema_asks_for_any_object(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """json_mode alone sends a schema for any object (Sonar has no schema-less JSON mode)."""
+    result = adapter.complete(_request(json_mode=True), settings)
+    (sent,) = emulator.requests
+    assert sent.json["response_format"]["json_schema"] == {"schema": {"type": "object"}}
+    assert isinstance(result.parsed, dict)
+
+
+async def test_grounded_call_async(
+    async_adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """The async client sends the same request and gets the same kind of result."""
+    result = await async_adapter.acomplete(_request(grounded=True), settings)
+    (sent,) = emulator.requests
+    assert sent.path == "/chat/completions"
+    assert {citation["provider"] for citation in result.citations} == {"perplexity"}
+
+
+def test_a_stream_yields_chunks_that_repeat_the_sources(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """stream=True: chunks of content, each with the full citations list."""
+    chunks = list(adapter.stream(_request(grounded=True), settings))
+    (sent,) = emulator.requests
+    assert sent.json["stream"] is True
+    assert len(chunks) > 2
+    assert all(chunk["citations"] == chunks[0]["citations"] for chunk in chunks)
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+
+
+def _faulted(kind: str) -> LLMRequest:
+    # hang: the per-call timeout ends the wait; the others answer at once (a long timeout keeps
+    # a loaded machine from turning their answer into a timeout).
+    timeout = 0.5 if kind == "hang" else 10.0
+    return _request(f"Weather in Rome? [[emulator:fault={kind}]]", grounded=True, timeout_s=timeout)
+
+
+@pytest.mark.parametrize("kind", list(ERROR_KINDS))
+def test_fault_becomes_router_error(
+    kind: str, adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Each failing fault kind is the router error it should be, named for Perplexity."""
+    error_class, reason, status = ERROR_KINDS[kind]
+    with pytest.raises(error_class) as raised:
+        adapter.complete(_faulted(kind), settings)
+    assert (raised.value.reason, raised.value.status_code) == (reason, status)
+    assert raised.value.vendor == "perplexity"
+    assert len(emulator.requests) == 1
+
+
+@pytest.mark.parametrize("kind", list(ERROR_KINDS))
+async def test_fault_becomes_router_error_async(
+    kind: str, async_adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """The async path maps the same faults the same way."""
+    error_class, reason, status = ERROR_KINDS[kind]
+    with pytest.raises(error_class) as raised:
+        await async_adapter.acomplete(_faulted(kind), settings)
+    assert (raised.value.reason, raised.value.status_code) == (reason, status)
+
+
+def test_every_fault_kind_is_covered() -> None:
+    """The tables here name every fault kind the emulator knows, besides delay."""
+    assert set(ERROR_KINDS) | set(CONTENT_KINDS) | {"delay"} == set(FAULT_KINDS)
+
+
+def test_auth_error_names_the_key_setting(
+    adapter: PerplexityAdapter, settings: RouterSettings
+) -> None:
+    """The HTML 401 page is an auth error that names PERPLEXITY_API_KEY, without tags."""
+    with pytest.raises(ProviderRequestError) as raised:
+        adapter.complete(_faulted("401"), settings)
+    assert "PERPLEXITY_API_KEY" in str(raised.value)
+    assert "<" not in (raised.value.provider_message or "")
+
+
+@pytest.mark.parametrize("kind", CONTENT_KINDS)
+def test_a_reply_without_sources_is_not_grounded(
+    kind: str, adapter: PerplexityAdapter, settings: RouterSettings
+) -> None:
+    """No sources in the reply, whatever the search count says: not grounded, no citations."""
+    result = adapter.complete(_faulted(kind), settings)
+    assert (result.grounded_effective, result.citations) == (False, [])
+
+
+def test_missing_key_is_a_configuration_error(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Without a key the call fails before any request, naming PERPLEXITY_API_KEY."""
+    with pytest.raises(ConfigurationError) as raised:
+        adapter.complete(_request(), settings.model_copy(update={"perplexity_api_key": None}))
+    assert raised.value.setting == "PERPLEXITY_API_KEY"
+    assert emulator.requests == []
