@@ -202,6 +202,23 @@ _ROWS: tuple[ProviderRow, ...] = (
         reply_mapper_path="adapters.perplexity.reply:map_perplexity_reply",
         stream_reader_path="adapters.perplexity.stream:PerplexityStreamReader",
     ),
+    ProviderRow(
+        vendor="openrouter",
+        label="OpenRouter",
+        adapter_path="adapters.openrouter.adapter:OpenRouterAdapter",
+        default_model="openai/gpt-4o-mini",
+        capabilities=Capabilities(
+            streaming=True,
+            citations=True,
+            json_mode=True,
+            two_step_json=False,
+            offset_unit="chars",
+        ),
+        settings=("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"),
+        summary="Chat completions with the web plugin, OpenAI's annotation shape (openai SDK)",
+        reply_mapper_path="adapters.openrouter.reply:map_openrouter_reply",
+        stream_reader_path="adapters.openrouter.stream:OpenRouterStreamReader",
+    ),
 )
 
 PROVIDERS: Mapping[Vendor, ProviderRow] = MappingProxyType({row.vendor: row for row in _ROWS})

@@ -42,6 +42,9 @@ class EmulatorEndpoints(Protocol):
     @property
     def perplexity_base_url(self) -> str: ...
 
+    @property
+    def openrouter_base_url(self) -> str: ...
+
 
 def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
     """Settings for ``emulator``'s endpoints; ``overrides`` set any other field."""
@@ -56,6 +59,8 @@ def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSe
         "gemini_base_url": emulator.gemini_base_url,
         "perplexity_api_key": SecretStr(EMULATOR_API_KEY),
         "perplexity_base_url": emulator.perplexity_base_url,
+        "openrouter_api_key": SecretStr(EMULATOR_API_KEY),
+        "openrouter_base_url": emulator.openrouter_base_url,
         **overrides,
     }
     return RouterSettings(_env_file=None, **fields)

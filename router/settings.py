@@ -82,6 +82,14 @@ class RouterSettings(BaseSettings):
         default=None, validation_alias=_env("PERPLEXITY_BASE_URL")
     )
 
+    # OpenRouter (OpenAI-compatible chat completions with the web plugin, openai SDK).
+    openrouter_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("OPENROUTER_API_KEY")
+    )
+    openrouter_base_url: str | None = Field(
+        default=None, validation_alias=_env("OPENROUTER_BASE_URL")
+    )
+
     # Calls and retries: one retry layer (the router's); the SDKs' own retries are off.
     timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     max_attempts: int = Field(default=3, ge=1, le=10)
@@ -146,5 +154,6 @@ class RouterSettings(BaseSettings):
             self.vertex_access_token,
             self.gemini_api_key,
             self.perplexity_api_key,
+            self.openrouter_api_key,
         )
         return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]

@@ -46,7 +46,7 @@ __all__ = [
     "Vendor",
 ]
 
-Vendor = Literal["openai", "vertex", "gemini", "perplexity"]
+Vendor = Literal["openai", "vertex", "gemini", "perplexity", "openrouter"]
 GroundingMode = Literal["AUTO", "REQUIRED"]
 Role = Literal["system", "user", "assistant"]
 SourceType = Literal["web", "doc", "news", "video", "unknown"]

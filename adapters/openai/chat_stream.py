@@ -20,10 +20,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from adapters.base import ReplyMapper
 from adapters.openai.citations import _url_citation_location
 from adapters.openai.reply import map_openai_reply
 from adapters.openai.stream_text import StreamedPart
 from adapters.openai.values import read_url_citation
+from adapters.openai_errors import OPENAI, OpenAIService
 from adapters.stream_reader import StreamReaderBase
 from router.citations import make_citation
 from router.citations.build import citation_key
@@ -51,9 +53,12 @@ class ChatStreamReader(StreamReaderBase):
 
     label = "OpenAI chat"
     vendor = "openai"
+    # Another OpenAI-compatible API's reader (OpenRouter's) names its service and mapper here.
+    _service: OpenAIService = OPENAI
+    _mapper_of_service: ReplyMapper = staticmethod(map_openai_reply)
 
     def __init__(self, request: LLMRequest) -> None:
-        super().__init__(request, map_openai_reply)
+        super().__init__(request, self._mapper_of_service)
         self._envelope: dict[str, Any] = {}
         self._part = StreamedPart(0)
         self._annotations: list[Any] = []
@@ -64,6 +69,11 @@ class ChatStreamReader(StreamReaderBase):
         self._spans: dict[str, list[Span]] = {}
         self._ranks: dict[str, int] = {}
         self._waiting: list[Any] = []  # annotations whose text is not delivered yet
+
+    @staticmethod
+    def is_stream_event(value: Mapping[str, Any]) -> bool:
+        """A ``chat.completion.chunk`` (see :func:`is_chat_chunk`)."""
+        return is_chat_chunk(value)
 
     def final_body(self) -> dict[str, Any]:
         message: dict[str, Any] = {
@@ -146,7 +156,7 @@ class ChatStreamReader(StreamReaderBase):
             spans.sort(key=lambda kept: (kept["start"], kept["end"]))
         title, snippet = fields.get("title"), fields.get("content")
         citation = make_citation(
-            provider="openai",
+            provider=self._service.vendor,
             url=url,
             title=title if isinstance(title, str) else None,
             snippet=snippet if isinstance(snippet, str) else None,

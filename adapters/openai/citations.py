@@ -40,6 +40,7 @@ from adapters.openai.values import (
     looks_like_url_citation,
     read_url_citation,
 )
+from adapters.openai_errors import OPENAI, OpenAIService
 from router.citations.build import CitationCollector
 from router.citations.text import title_from_text
 from router.logging import grounding_debug_enabled
@@ -124,12 +125,16 @@ def extract_openai_grounding(response: object) -> OpenAIGrounding:
     return read_openai_reply(response).grounding
 
 
-def read_openai_reply(response: object) -> OpenAIExtraction:
-    """Answer text, citations and grounding of a Responses or Chat Completions reply."""
-    return _read(response).finish()
+def read_openai_reply(response: object, service: OpenAIService = OPENAI) -> OpenAIExtraction:
+    """Answer text, citations and grounding of a Responses or Chat Completions reply.
+
+    ``service`` names the OpenAI-compatible API the reply came from (OpenRouter's chat
+    completions are read here too): its citations and warning carry its vendor and label.
+    """
+    return _read(response, service).finish()
 
 
-def _read(response: object) -> _Reader:
+def _read(response: object, service: OpenAIService = OPENAI) -> _Reader:
     if isinstance(response, str | bytes | bytearray):
         _log.warning(
             "reply_is_text",
@@ -138,7 +143,7 @@ def _read(response: object) -> _Reader:
             hint="read stored JSON or SSE replies with router.extract('openai', text)",
         )
     body = as_mapping(response)
-    reader = _Reader()
+    reader = _Reader(service)
     if body is not None:
         output = body.get("output")
         choices = body.get("choices")
@@ -154,7 +159,8 @@ def _read(response: object) -> _Reader:
 class _Reader:
     """One pass over a reply; items that cannot be read are skipped and counted."""
 
-    def __init__(self) -> None:
+    def __init__(self, service: OpenAIService = OPENAI) -> None:
+        self.service = service
         self.answer = AnswerText()
         self.cited: dict[str, _Source] = {}
         # Sources only seen (not cited): the raw item by URL, and the title and snippet for the
@@ -354,8 +360,8 @@ class _Reader:
         warning = None
         if self.tool_calls > 0 and not citations:
             warning = (
-                f"[CITATIONS] OpenAI: {self.tool_calls} tool calls but 0 citations extracted. "
-                f"First output item: {compact_json(self.first_item, WARNING_ITEM_CHARS)}"
+                f"[CITATIONS] {self.service.label}: {self.tool_calls} tool calls but 0 citations "
+                f"extracted. First output item: {compact_json(self.first_item, WARNING_ITEM_CHARS)}"
             )
         grounding = OpenAIGrounding(
             tool_call_count=self.tool_calls,
@@ -376,7 +382,7 @@ class _Reader:
 
     def citations(self) -> list[Citation]:
         """The citations of what was read, ranked in order of first appearance (call once)."""
-        collector = CitationCollector("openai")
+        collector = CitationCollector(self.service.vendor)
         add = collector.add
         rank = 0
         for url, source in self.cited.items():

@@ -18,6 +18,7 @@ from adapters.base import AdapterResult
 from adapters.json_answer import unholdable_json
 from adapters.openai.citations import OpenAIExtraction, read_openai_reply
 from adapters.openai.values import as_mapping
+from adapters.openai_errors import OPENAI, OpenAIService
 from router.errors import ResponseParseError
 from router.types import LLMRequest, Usage
 
@@ -43,15 +44,21 @@ _SEARCH_TOOL_PREFIX = "web_search"
 
 
 def map_openai_reply(
-    response: object, request: LLMRequest, *, strict: bool = True
+    response: object,
+    request: LLMRequest,
+    *,
+    strict: bool = True,
+    service: OpenAIService = OPENAI,
 ) -> AdapterResult:
     """The :class:`AdapterResult` of one reply to ``request``.
 
     Raises ``ResponseParseError`` for a reply ``route()`` cannot use; with ``strict=False`` it
-    never raises and says what was wrong in ``warnings`` instead.
+    never raises and says what was wrong in ``warnings`` instead. ``service`` names the
+    OpenAI-compatible API the reply came from (OpenRouter's package maps its replies here), as
+    :func:`read_openai_reply` says.
     """
     body = as_mapping(response) or {}
-    extraction = read_openai_reply(body)
+    extraction = read_openai_reply(body, service)
     status = body.get("status") if isinstance(body.get("status"), str) else None
     incomplete = _incomplete_reason(body)
     content = extraction.content
@@ -59,9 +66,9 @@ def map_openai_reply(
     parsed = None
     try:
         if not content.strip():
-            raise _unusable(extraction, status, incomplete)
+            raise _unusable(extraction, status, incomplete, service)
         if request.wants_json:
-            parsed = parse_json_answer(content, incomplete=incomplete)
+            parsed = parse_json_answer(content, incomplete=incomplete, service=service)
     except ResponseParseError as error:
         if strict:
             raise
@@ -81,7 +88,9 @@ def map_openai_reply(
     )
 
 
-def parse_json_answer(content: str, *, incomplete: str | None = None) -> Any:
+def parse_json_answer(
+    content: str, *, incomplete: str | None = None, service: OpenAIService = OPENAI
+) -> Any:
     """The JSON value of an answer; ``ResponseParseError(reason="invalid_json")`` if it is not."""
     try:
         return json.loads(content)
@@ -89,27 +98,32 @@ def parse_json_answer(content: str, *, incomplete: str | None = None) -> Any:
         shown = content.strip()[:_SHOWN_CHARS]
         cut = f" (the reply was cut short: {incomplete})" if incomplete else ""
         raise ResponseParseError(
-            f"OpenAI: the answer is not valid JSON{cut}: {exc.msg} at line {exc.lineno} "
+            f"{service.label}: the answer is not valid JSON{cut}: {exc.msg} at line {exc.lineno} "
             f"column {exc.colno} (char {exc.pos}); it starts with {shown!r}",
-            vendor="openai",
+            vendor=service.vendor,
             reason="invalid_json",
         ) from exc
     except (ValueError, RecursionError) as exc:  # digits past int's limit, nesting past Python's
-        raise unholdable_json("OpenAI", exc, vendor="openai") from exc
+        raise unholdable_json(service.label, exc, vendor=service.vendor) from exc
 
 
 def _unusable(
-    extraction: OpenAIExtraction, status: str | None, incomplete: str | None
+    extraction: OpenAIExtraction,
+    status: str | None,
+    incomplete: str | None,
+    service: OpenAIService,
 ) -> ResponseParseError:
     if extraction.refusal:
         return ResponseParseError(
-            f"OpenAI: the model refused: {extraction.refusal[:200]!r}",
-            vendor="openai",
+            f"{service.label}: the model refused: {extraction.refusal[:200]!r}",
+            vendor=service.vendor,
             reason="refusal",
         )
     why = f"status {status or 'unknown'}" + (f", incomplete: {incomplete}" if incomplete else "")
     return ResponseParseError(
-        f"OpenAI: the reply holds no answer text ({why})", vendor="openai", reason="empty_answer"
+        f"{service.label}: the reply holds no answer text ({why})",
+        vendor=service.vendor,
+        reason="empty_answer",
     )
 
 

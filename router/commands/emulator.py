@@ -20,9 +20,9 @@ __all__ = ["register", "run"]
 
 _DESCRIPTION = """\
 Serves the providers' wire protocols on 127.0.0.1 (OpenAI Responses, Vertex AI and Gemini API
-generateContent, Perplexity chat completions), with synthesised grounded answers (or recorded
-ones with --replay) and optional faults, so the router, the demo and batch runs work without
-keys or network. Runs until Ctrl-C.
+generateContent, Perplexity and OpenRouter chat completions), with synthesised grounded
+answers (or recorded ones with --replay) and optional faults, so the router, the demo and batch
+runs work without keys or network. Runs until Ctrl-C.
 
 fault specs: KIND[:ARG][*COUNT], e.g. 429:2*1 (one 429 with Retry-After: 2, then success),
 or rates SPEC=RATE,... (e.g. 429*1=0.1,500=0.05), chosen per request text. Kinds: 429 500 503
@@ -92,6 +92,7 @@ def _announce(emulator: Emulator) -> None:
         f"Vertex AI        : {emulator.vertex_base_url}\n"
         f"Gemini API       : {emulator.gemini_base_url}\n"
         f"Perplexity       : {emulator.perplexity_base_url}\n"
+        f"OpenRouter       : {emulator.openrouter_base_url}\n"
         "\n"
         f"Point the router at it with:\n{exports}"
         "Press Ctrl-C to stop.",

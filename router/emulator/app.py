@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from aiohttp import web
 
-from router.emulator import error_replies, gemini, openai_responses, perplexity, vertex
+from router.emulator import error_replies, gemini, openai_responses, openrouter, perplexity, vertex
 from router.emulator.faults import (
     CONTENT_FAULTS,
     FAULT_HEADER,
@@ -68,6 +68,8 @@ def route_of(method: str, path: str, query: dict[str, str]) -> Route | None:
         return Route("openai")
     if path == perplexity.PATH:
         return Route("perplexity")
+    if path == openrouter.PATH:
+        return Route("openrouter")
     google: tuple[tuple[Api, re.Pattern[str]], ...] = (
         ("vertex", _VERTEX_PATH),
         ("gemini", gemini.PATH),
@@ -86,6 +88,8 @@ def _api_of_path(path: str) -> Api:
         return "vertex"
     if path.startswith(("/v1beta/", "/v1/models/")):
         return "gemini"
+    if path.startswith("/api/"):
+        return "openrouter"
     return "perplexity" if path.startswith("/chat/") else "openai"
 
 
@@ -307,6 +311,8 @@ def _read_request(parsed: dict[str, Any], route: Route) -> Ask:
         return gemini.read_request(parsed, model=route.model, stream=route.stream)
     if route.api == "perplexity":
         return perplexity.read_request(parsed)
+    if route.api == "openrouter":
+        return openrouter.read_request(parsed)
     return vertex.read_request(parsed, model=route.model, stream=route.stream)
 
 

@@ -169,6 +169,21 @@ def _perplexity_fault_reply(status: int, spec: FaultSpec) -> Reply:
     return perplexity_error(status, message, kind=kind, headers=headers)
 
 
+_OPENROUTER_MESSAGES = {
+    400: "Provider returned error",
+    401: "No auth credentials found",
+    429: "Rate limit exceeded: too many requests. Please retry shortly.",
+    500: "Internal Server Error",
+    503: "No instances available",
+}
+
+
+def openrouter_error(status: int, message: str, *, headers: dict[str, str] | None = None) -> Reply:
+    """An OpenRouter error reply: ``{"error": {"message", "code"}}``."""
+    body = {"error": {"message": message, "code": status}}
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
 def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
     """The reply of a status fault (429, 500, 503, 400, 401) or an html fault."""
     if spec.kind == "html":
@@ -179,6 +194,10 @@ def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
     if api == "perplexity":
         return _perplexity_fault_reply(status, spec)
     headers: dict[str, str] = {}
+    if api == "openrouter":
+        if spec.retry_after_s is not None:
+            headers["Retry-After"] = retry_after_header(spec.retry_after_s)
+        return openrouter_error(status, _OPENROUTER_MESSAGES[status], headers=headers)
     if spec.retry_after_s is not None:
         headers["Retry-After"] = retry_after_header(spec.retry_after_s)
         if api == "openai":
@@ -221,6 +240,8 @@ def bad_request(
     """HTTP 400 for a request the real service would refuse."""
     if api in _GOOGLE_APIS:
         return google_error(400, message)
+    if api == "openrouter":
+        return openrouter_error(400, message)
     if api == "perplexity":
         kind = "invalid_model" if message.startswith("Invalid model") else "bad_request"
         return perplexity_error(400, message, kind=kind)
@@ -233,6 +254,8 @@ def unparseable_body(api: Api) -> Reply:
         return google_error(400, "Invalid JSON payload received. Unexpected token.")
     if api == "perplexity":
         return perplexity_error(400, "Invalid JSON in the request body.", kind="bad_request")
+    if api == "openrouter":
+        return openrouter_error(400, "Invalid JSON body")
     return openai_error(
         400,
         "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
@@ -248,6 +271,8 @@ def missing_auth(api: Api, *, presented: bool = False) -> Reply:
         return google_error(403, _GEMINI_NO_KEY)
     if api == "perplexity":
         return Reply(401, _PERPLEXITY_401_PAGE.encode(), content_type="text/html")
+    if api == "openrouter":
+        return openrouter_error(401, _OPENROUTER_MESSAGES[401])
     if api == "vertex":
         return google_error(401)
     if presented:
@@ -272,6 +297,8 @@ def not_found(api: Api | None, method: str, path: str) -> Reply:
         return google_error(404, f"Requested entity was not found: {path}")
     if api == "perplexity":
         return perplexity_error(404, f"Not Found ({method} {path})", kind="not_found")
+    if api == "openrouter":
+        return openrouter_error(404, f"Not Found ({method} {path})")
     return openai_error(404, f"Invalid URL ({method} {path})", kind="invalid_request_error")
 
 

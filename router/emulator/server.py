@@ -37,8 +37,8 @@ class Emulator:
     ``generateContent``).
 
     Use it as a context manager (or call :meth:`start` and :meth:`stop`) and point the SDKs at
-    :attr:`openai_base_url`, :attr:`vertex_base_url`, :attr:`gemini_base_url` and
-    :attr:`perplexity_base_url`. ``latency_s``
+    :attr:`openai_base_url`, :attr:`vertex_base_url`, :attr:`gemini_base_url`,
+    :attr:`perplexity_base_url` and :attr:`openrouter_base_url`. ``latency_s``
     and ``faults`` may be changed while it runs; they apply from the next request on.
 
     ``latency_s`` is the time from a request's arrival to its reply, synthesis included.
@@ -182,6 +182,11 @@ class Emulator:
     def gemini_base_url(self) -> str:
         """``HttpOptions(base_url=...)`` for ``genai.Client(api_key=...)`` (Gemini API)."""
         return f"http://{_HOST}:{self.port}"
+
+    @property
+    def openrouter_base_url(self) -> str:
+        """``base_url`` for an OpenAI-compatible client of OpenRouter (ends in ``/api/v1``)."""
+        return f"http://{_HOST}:{self.port}/api/v1"
 
     @property
     def perplexity_base_url(self) -> str:

@@ -6,7 +6,7 @@ import secrets
 import time
 from datetime import UTC, datetime
 
-from router.emulator import gemini, openai_responses, perplexity, vertex
+from router.emulator import gemini, openai_responses, openrouter, perplexity, vertex
 from router.emulator.catalogue import answer_for
 from router.emulator.faults import FaultKind
 from router.emulator.ids import digest
@@ -35,6 +35,14 @@ def synthesise(
         if ask.stream:
             events = openai_responses.stream_events(body, serial=serial)
             return [openai_event(kind, data) for kind, data in events], None
+        return None, Reply(200, openai_json(body).encode())
+    if ask.api == "openrouter":
+        body = openrouter.build_response(
+            ask, answer, fault=fault, serial=serial, created=int(time.time())
+        )
+        if ask.stream:
+            frames = [data_frame(c) for c in openrouter.stream_chunks(body, serial=serial)]
+            return [*frames, b"data: [DONE]\n\n"], None
         return None, Reply(200, openai_json(body).encode())
     if ask.api == "perplexity":
         body = perplexity.build_response(

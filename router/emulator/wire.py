@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 __all__ = ["Api", "Ask", "BadRequest", "JsonFormat"]
 
-Api = Literal["openai", "vertex", "gemini", "perplexity"]
+Api = Literal["openai", "vertex", "gemini", "perplexity", "openrouter"]
 
 
 class BadRequest(Exception):

@@ -30,6 +30,7 @@ def emulator_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSe
         "vertex_base_url": emulator.vertex_base_url,
         "gemini_base_url": emulator.gemini_base_url,
         "perplexity_base_url": emulator.perplexity_base_url,
+        "openrouter_base_url": emulator.openrouter_base_url,
         **overrides,
     }
     return RouterSettings(_env_file=None, **options)  # type: ignore[call-arg]

@@ -20,6 +20,7 @@ _STARTUP_LINES = {
     "Vertex AI": "vertex_base_url",
     "Gemini API": "gemini_base_url",
     "Perplexity": "perplexity_base_url",
+    "OpenRouter": "openrouter_base_url",
 }
 
 
@@ -31,6 +32,7 @@ class EmulatorAddresses:
     vertex_base_url: str
     gemini_base_url: str
     perplexity_base_url: str
+    openrouter_base_url: str
 
 
 @contextmanager

@@ -146,6 +146,7 @@ _VENDOR_REPLY_KINDS = {
     "vertex": "generate_content",
     "gemini": "generate_content",
     "perplexity": "perplexity",
+    "openrouter": "chat",
 }
 
 

@@ -30,6 +30,7 @@ SOURCES = {
     "responses": RECORDED / "mirascope" / "openai_responses_gpt4o_12_citations_duplicates.json",
     "generate_content": RECORDED / "pydantic-ai" / "gemini25pro_weather_grounding_a.json",
     "perplexity": RECORDED / "ruby_llm" / "perplexity_sonar_search_results.json",
+    "chat": RECORDED / "pydantic-ai" / "openrouter_chat_completions_url_citation.normalized.json",
 }
 OSC_LINK = HOSTILE_TEXTS[3]
 
@@ -60,6 +61,7 @@ def cli_environment(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Emul
     monkeypatch.setenv("GROUNDING_ROUTER_VERTEX_BASE_URL", emulator.vertex_base_url)
     monkeypatch.setenv("GROUNDING_ROUTER_GEMINI_BASE_URL", emulator.gemini_base_url)
     monkeypatch.setenv("PERPLEXITY_BASE_URL", emulator.perplexity_base_url)
+    monkeypatch.setenv("OPENROUTER_BASE_URL", emulator.openrouter_base_url)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "hostile")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "1")
@@ -205,7 +207,11 @@ def searched_but_uncited(vendor: str) -> dict[str, Any]:
     """A hostile reply that searched and cites nothing: it brings the [CITATIONS] warning."""
     body = hostile_body(vendor)
     kind = vendor_reply_kind(vendor)
-    if kind == "perplexity":
+    if kind == "chat":
+        body["id"] = OSC_LINK
+        body["choices"][0]["message"]["annotations"] = []
+        body["usage"]["server_tool_use_details"] = {"web_search_requests": 1}
+    elif kind == "perplexity":
         body["id"] = OSC_LINK
         body["citations"] = list(HOSTILE_TEXTS)
         body["search_results"] = [{"title": text, "url": text} for text in HOSTILE_TEXTS]

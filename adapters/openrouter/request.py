@@ -1,0 +1,66 @@
+"""OpenRouter's chat completions with its web plugin: the body of one call (pure).
+
+A grounded request adds the web plugin, ``plugins: [{"id": "web"}]`` (what a ``:online`` model
+suffix means; a model that already ends in ``:online`` gets no second plugin), with the user's
+location as the plugin's ``user_location`` (type ``approximate``, only the fields given).
+OpenRouter answers with ``url_citation`` annotations carrying the page text as ``content``
+(kept as the snippet); with its own search engine it sets both offsets to 0, so those
+citations have no span (provider-quirks section 1). JSON answers use ``response_format``:
+``json_schema`` with the schema (``strict`` as for OpenAI's Structured Outputs), or
+``json_object``; search and JSON combine in one call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.openai.request import is_strict_compatible, schema_name
+from adapters.openai_errors import OpenAIService
+from router.types import LLMRequest
+
+__all__ = ["CHAT_PATH", "DEFAULT_BASE_URL", "OPENROUTER", "build_openrouter_params"]
+
+OPENROUTER = OpenAIService("openrouter", "OpenRouter", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL")
+DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+CHAT_PATH = "/chat/completions"
+_ONLINE_SUFFIX = ":online"
+
+
+def build_openrouter_params(request: LLMRequest) -> dict[str, Any]:
+    """The JSON body of the chat completion for ``request``."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+    }
+    if request.grounded and not request.model.endswith(_ONLINE_SUFFIX):
+        params["plugins"] = [_web_plugin(request)]
+    if request.json_schema is not None:
+        params["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": schema_name(request.json_schema),
+                "schema": request.json_schema,
+                "strict": is_strict_compatible(request.json_schema),
+            },
+        }
+    elif request.json_mode:
+        params["response_format"] = {"type": "json_object"}
+    if request.temperature is not None:
+        params["temperature"] = request.temperature
+    if request.max_output_tokens is not None:
+        params["max_tokens"] = request.max_output_tokens
+    return params
+
+
+def _web_plugin(request: LLMRequest) -> dict[str, Any]:
+    plugin: dict[str, Any] = {"id": "web"}
+    location = request.user_location
+    if location is not None:
+        given = {
+            key: value
+            for key, value in location.model_dump().items()
+            if key in ("country", "region", "city", "timezone") and value
+        }
+        if given:
+            plugin["user_location"] = {"type": "approximate", **given}
+    return plugin
