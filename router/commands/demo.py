@@ -1,9 +1,10 @@
 """``grounding-router demo``: the router end to end against the built-in emulator.
 
 It starts the loopback emulator in this process, points both real SDK clients at it, and routes a
-handful of requests through the real adapters: AUTO and REQUIRED grounding on both vendors,
-grounded JSON on Vertex (two steps), a transient fault that is retried, and a REQUIRED failure
-shown as the error a pipeline would catch. Nothing leaves the machine and no key is needed.
+handful of requests through the real adapters: AUTO and REQUIRED grounding on OpenAI and Vertex,
+grounded JSON on Vertex (two steps), one grounded question each to the Gemini API, Perplexity
+and OpenRouter, a transient fault that is retried, and a REQUIRED failure shown as the error a
+pipeline would catch. Nothing leaves the machine and no key is needed.
 """
 
 from __future__ import annotations
@@ -82,6 +83,24 @@ DEMO_STEPS: tuple[DemoStep, ...] = (
         ),
     ),
     DemoStep(
+        "Gemini API (an API key): the same grounding as Vertex, citations named gemini",
+        _ask("gemini", "What is the capital of France?", grounded=True, request_id="demo-g"),
+    ),
+    DemoStep(
+        "Perplexity, REQUIRED: [n] markers become spans, search-result snippets the cited text",
+        _ask(
+            "perplexity",
+            "How high is the Zugspitze?",
+            grounded=True,
+            grounding_mode="REQUIRED",
+            request_id="demo-p",
+        ),
+    ),
+    DemoStep(
+        "OpenRouter with the web plugin: OpenAI's annotation shape, page text as snippet",
+        _ask("openrouter", "What is the capital of France?", grounded=True, request_id="demo-o"),
+    ),
+    DemoStep(
         "OpenAI, REQUIRED grounding through a rate limit (429 once, retried)",
         _ask(
             "openai",
@@ -140,9 +159,10 @@ def run(args: argparse.Namespace) -> int:
         console.print(
             Text(
                 f"grounding-router demo: running against the built-in emulator at "
-                f"{emulator.openai_base_url} (OpenAI) and {emulator.vertex_base_url} (Vertex). "
-                "No keys, no network. For the real services set OPENAI_API_KEY or "
-                "GOOGLE_CLOUD_PROJECT (with Application Default Credentials) and use "
+                f"{emulator.openai_base_url} (OpenAI) and {emulator.vertex_base_url} (the "
+                "others). No keys, no network. For the real services set the provider's "
+                "key (OPENAI_API_KEY, GEMINI_API_KEY, PERPLEXITY_API_KEY, OPENROUTER_API_KEY, "
+                "or GOOGLE_CLOUD_PROJECT with Application Default Credentials) and use "
                 "`grounding-router route`.",
                 style="bold",
             )

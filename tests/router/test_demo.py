@@ -14,6 +14,9 @@ def test_demo_shows_real_citations_from_both_vendors(capsys: pytest.CaptureFixtu
     assert "built-in emulator" in out
     assert "openai gpt-5 · grounded: True" in out
     assert "vertex gemini-2.5-flash · grounded: True" in out
+    assert "gemini gemini-2.5-flash · grounded: True" in out
+    assert "perplexity sonar · grounded: True" in out
+    assert "openrouter openai/gpt-4o-mini · grounded: True" in out
     for domain in ("wikipedia.org", "britannica.com", "zugspitze.de", "stat.go.jp"):
         assert domain in out
     assert "attempts: 2" in out
