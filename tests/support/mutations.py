@@ -10,6 +10,7 @@ range. A few cases instead serve a recorded stream, mutated too, where JSON is e
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Sequence
@@ -138,7 +139,9 @@ def _mutate(body: Any, rng: random.Random) -> str | None:
     if kind == "drop":
         del parent[key]
     elif kind == "swap":
-        parent[key] = rng.choice([odd for odd in _ODD_VALUES if type(odd) is not type(current)])
+        # A copy: the same list or dict object swapped in twice could end up inside itself.
+        odd = rng.choice([odd for odd in _ODD_VALUES if type(odd) is not type(current)])
+        parent[key] = copy.deepcopy(odd)
     elif kind == "hostile":
         parent[key] = rng.choice(HOSTILE_STRINGS)
     elif kind == "huge":
