@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.registry import PROVIDERS
 from router import GroundingRequiredFailedError, LLMResponse, UnifiedLLMAdapter
 from router.emulated import emulated_settings
 from router.emulator import Emulator
@@ -23,7 +24,11 @@ def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
         yield running
 
 
-@pytest.mark.parametrize("vendor", VENDORS)
+# Vendors whose package ships a price table: their costs are estimated from it.
+PRICED = [vendor for vendor in VENDORS if PROVIDERS[vendor].price_file() is not None]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("vendor", PRICED)
 def test_a_grounded_route_carries_its_estimated_cost(
     router: UnifiedLLMAdapter, vendor: str
 ) -> None:
@@ -35,6 +40,19 @@ def test_a_grounded_route_carries_its_estimated_cost(
     assert cost.tokens > 0
     assert cost.search_units > 0
     assert cost.total == pytest.approx(cost.tokens + cost.searches)
+
+
+@pytest.mark.parametrize("vendor", ["perplexity", "openrouter"])
+def test_a_cost_the_provider_reports_is_used_as_it_is(
+    router: UnifiedLLMAdapter, vendor: str
+) -> None:
+    """Perplexity and OpenRouter state their cost in the reply: it is used, not estimated."""
+    response = router.route(grounded_request(vendor, "Who won the 2024 Tour de France?"))
+    cost = response.usage.cost
+    assert cost is not None
+    assert cost.estimated is False
+    assert cost.total == response.usage.reported_cost
+    assert cost.searches == response.usage.reported_search_cost
 
 
 def test_an_unpriced_model_is_answered_without_a_cost(router: UnifiedLLMAdapter) -> None:
