@@ -23,6 +23,7 @@ import pytest
 import router.errors as router_errors
 from adapters.registry import PROVIDERS
 from router.cli import main
+from router.emulated import emulated_environment
 from router.emulator import Emulator
 from router.errors import ResponseParseError, RouterError
 from router.unified_llm_adapter import UnifiedLLMAdapter
@@ -151,8 +152,10 @@ MALFORMED = next(row for row in ROWS if row["id"] == "malformed-status-line")
 
 @pytest.fixture
 def cli_environment(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Emulator:
-    monkeypatch.setenv("OPENAI_BASE_URL", emulator.openai_base_url)
-    monkeypatch.setenv("GROUNDING_ROUTER_VERTEX_BASE_URL", emulator.vertex_base_url)
+    # Every vendor's endpoint at the emulator; the credentials stay the sentinels.
+    for name, value in emulated_environment(emulator).items():
+        if name.endswith("BASE_URL"):
+            monkeypatch.setenv(name, value)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "echo")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "1")

@@ -15,7 +15,15 @@ import pytest
 
 from adapters.registry import PROVIDERS
 
-__all__ = ["BUILDERS", "openai_reply", "reply_body", "require_builder", "vertex_reply"]
+__all__ = [
+    "BUILDERS",
+    "chat_reply",
+    "openai_reply",
+    "perplexity_reply",
+    "reply_body",
+    "require_builder",
+    "vertex_reply",
+]
 
 ANSWER = "Paris is the capital of France. "
 
@@ -70,9 +78,46 @@ def vertex_reply(text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, A
     return {"candidates": [candidate], "modelVersion": "gemini-2.5-flash"}
 
 
+def perplexity_reply(text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, Any]:
+    """A Perplexity Sonar body: the sources as search results and citations (the text is kept
+    as given, so a JSON answer stays JSON: no [n] markers are added)."""
+    urls = list(sources) or ["https://example.com/paris"]
+    return {
+        "id": "built",
+        "model": "sonar",
+        "object": "chat.completion",
+        "citations": urls,
+        "search_results": [{"title": "Paris", "url": url, "snippet": "Paris."} for url in urls],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14},
+    }
+
+
+def chat_reply(text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, Any]:
+    """A Chat Completions body (OpenRouter's web plugin): one annotation per source."""
+    urls = list(sources) or ["https://example.com/paris"]
+    annotations = [
+        {
+            "type": "url_citation",
+            "url_citation": {"url": url, "title": "Paris", "start_index": 0, "end_index": 5},
+        }
+        for url in urls
+    ]
+    message = {"role": "assistant", "content": text, "annotations": annotations}
+    return {
+        "id": "gen-built",
+        "object": "chat.completion",
+        "model": "openai/gpt-4o-mini",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    }
+
+
 BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "openai": openai_reply,
     "vertex": vertex_reply,
+    "gemini": vertex_reply,  # the Gemini API sends Vertex AI's body
+    "perplexity": perplexity_reply,
+    "openrouter": chat_reply,
 }
 
 
