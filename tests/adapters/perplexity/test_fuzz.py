@@ -182,6 +182,7 @@ def test_assembled_random_bodies(seed: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1_800)
 @settings(FUZZ, max_examples=10_000)
 @given(SEEDS)
 def test_ten_thousand_replies(seed: int) -> None:

@@ -254,6 +254,7 @@ def test_replies_read_as_the_gemini_api(seed: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1_800)
 @settings(FUZZ, max_examples=10_000)
 @given(SEEDS)
 def test_many_more_replies_read_as_the_gemini_api(seed: int) -> None:
