@@ -1,19 +1,20 @@
 """PerplexityAdapter: Sonar chat completions through the ``openai`` SDK.
 
 The adapter builds the call (:mod:`adapters.perplexity.request`), sends it once through the
-``openai`` clients shared by every OpenAI-compatible provider (:mod:`adapters.openai_calls`: SDK
-retries off, errors translated under Perplexity's names), and maps the reply with the pure
-mapper of :mod:`adapters.perplexity.reply`. Streams go the same way and are read by
+``openai`` clients shared by every OpenAI-compatible provider
+(:mod:`adapters.openai_adapter_base`, :mod:`adapters.openai_calls`: SDK retries off, errors
+translated under Perplexity's names), and maps the reply with the pure mapper of
+:mod:`adapters.perplexity.reply`. Streams go the same way and are read by
 :mod:`adapters.perplexity.stream`; their answer is complete as streamed.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.openai_calls import ClientKey, OpenAICalls, client_key
+from adapters.base import AdapterResult, StreamingAdapter
+from adapters.openai_adapter_base import OpenAICompatibleAdapter
+from adapters.openai_calls import ClientKey, client_key
 from adapters.openai_errors import OpenAIService
 from adapters.perplexity.reply import map_perplexity_reply
 from adapters.perplexity.request import CHAT_PATH, build_chat_params
@@ -26,78 +27,22 @@ DEFAULT_BASE_URL = "https://api.perplexity.ai"
 PERPLEXITY = OpenAIService("perplexity", "Perplexity", "PERPLEXITY_API_KEY", "PERPLEXITY_BASE_URL")
 
 
-class PerplexityAdapter:
+class PerplexityAdapter(OpenAICompatibleAdapter):
     """Sends router requests to Perplexity's Sonar API; one instance serves every call."""
 
     vendor: Vendor = "perplexity"
+    service = PERPLEXITY
+    path = CHAT_PATH
+    default_base_url = DEFAULT_BASE_URL
 
-    def __init__(self) -> None:
-        self._calls = OpenAICalls(PERPLEXITY, default_base_url=DEFAULT_BASE_URL)
+    def _params(self, request: LLMRequest) -> dict[str, Any]:
+        return build_chat_params(request)
 
-    def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
-        """Send ``request`` once and map the reply (no retries here)."""
-        body = self._calls.post(
-            _client_key(settings),
-            CHAT_PATH,
-            build_chat_params(request),
-            _timeout(request, settings),
-        )
+    def _client_key(self, settings: RouterSettings) -> ClientKey:
+        return client_key(PERPLEXITY, settings.perplexity_api_key, settings.perplexity_base_url)
+
+    def _map(self, body: object, request: LLMRequest) -> AdapterResult:
         return map_perplexity_reply(body, request)
-
-    async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
-        """The async twin of :meth:`complete`."""
-        body = await self._calls.apost(
-            _client_key(settings),
-            CHAT_PATH,
-            build_chat_params(request),
-            _timeout(request, settings),
-        )
-        return map_perplexity_reply(body, request)
-
-    def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
-        """Send ``request`` as a stream once; yield its chunks as dicts (no retries here)."""
-        key = _client_key(settings)
-        params = build_chat_params(request)
-        yield from self._calls.stream(key, CHAT_PATH, params, _timeout(request, settings))
-
-    async def astream(
-        self, request: LLMRequest, settings: RouterSettings
-    ) -> AsyncIterator[dict[str, Any]]:
-        """The async twin of :meth:`stream`."""
-        key = _client_key(settings)
-        params = build_chat_params(request)
-        async for chunk in self._calls.astream(key, CHAT_PATH, params, _timeout(request, settings)):
-            yield chunk
-
-    def finish_stream(
-        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
-    ) -> AdapterResult:
-        """A Sonar stream's answer is complete as streamed: no follow-up call."""
-        del request, settings
-        return reader.finish(strict=True)
-
-    async def afinish_stream(
-        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
-    ) -> AdapterResult:
-        """The async twin of :meth:`finish_stream`."""
-        del request, settings
-        return reader.finish(strict=True)
-
-    def close(self) -> None:
-        """Close the sync clients, and the async ones of event loops that are not running."""
-        self._calls.close()
-
-    async def aclose(self) -> None:
-        """Close the async clients created on the running event loop."""
-        await self._calls.aclose()
-
-
-def _client_key(settings: RouterSettings) -> ClientKey:
-    return client_key(PERPLEXITY, settings.perplexity_api_key, settings.perplexity_base_url)
-
-
-def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
-    return request.timeout_s or settings.timeout_s
 
 
 if TYPE_CHECKING:  # mypy proves that the class satisfies the router's adapter protocols
