@@ -10,7 +10,7 @@ section 4) beside its ``choices[0].delta.content`` piece; the last carries the
 - after a chunk that adds text or changes the sources, the citations of the reply so far go
   out as ``CitationDelta`` (a ``[n]`` marker's span is there once its text has arrived);
 - the stream completes with the chunk that has a ``finish_reason``; a usage trailer after it is
-  still read.
+  still read; an ``error`` chunk ends it as failed (transient for a 429 or 5xx code).
 
 The final body is a Chat Completions body: the latest chunk's top-level fields (the sources,
 the usage, the model), with one message whose content is the pieces joined.
@@ -35,6 +35,7 @@ class PerplexityStreamReader(StreamReaderBase):
     """Reads one Sonar stream (see the module docstring)."""
 
     label = "Perplexity"
+    vendor = "perplexity"
 
     def __init__(self, request: LLMRequest) -> None:
         super().__init__(request, map_perplexity_reply)
@@ -63,6 +64,14 @@ class PerplexityStreamReader(StreamReaderBase):
         return {**self._envelope, "object": "chat.completion", "choices": [choice]}
 
     def _read(self, chunk: Mapping[str, Any]) -> None:
+        error = chunk.get("error")
+        if isinstance(error, Mapping):
+            code = error.get("code")
+            message = error.get("message")
+            said = message if isinstance(message, str) else str(error)[:200]
+            transient = type(code) is int and (code == 429 or code >= 500)
+            self._failed(f"{said} (code {code})", transient=transient)
+            return
         sources_before = tuple(self._envelope.get(key) for key in _SOURCE_KEYS)
         for key, value in chunk.items():
             if key != "choices":
