@@ -114,7 +114,7 @@ def _gemini_fault_reply(status: int, spec: FaultSpec) -> Reply:
             ],
         )
     if status == 429:
-        delay = spec.retry_after_s or 1.0
+        delay = spec.retry_after_s if spec.retry_after_s is not None else 1.0
         return google_error(
             429,
             "You exceeded your current quota, please check your plan and billing details.",

@@ -19,7 +19,13 @@ from router.emulator import Emulator
 from support.emulated import MODELS, VENDORS, grounded_request
 from support.otel import in_memory_provider
 
-PROVIDER_NAMES = {"openai": ("chat", "openai"), "vertex": ("generate_content", "gcp.vertex_ai")}
+PROVIDER_NAMES = {
+    "openai": ("chat", "openai"),
+    "vertex": ("generate_content", "gcp.vertex_ai"),
+    "gemini": ("generate_content", "gcp.gemini"),
+    "perplexity": ("chat", "perplexity"),
+    "openrouter": ("chat", "openrouter"),
+}
 
 
 def only_span(exporter: InMemorySpanExporter) -> ReadableSpan:
@@ -147,8 +153,7 @@ def test_nothing_about_urls_queries_or_domains_is_recorded_by_default(
     """Without trace_content no cited URL, domain or search query appears anywhere in the span."""
     router, exporter = traced
     response = router.route(grounded_request(vendor, "Largest lake in Africa?"))
-    assert response.citations
-    assert response.web_search_queries
+    assert response.citations  # queries too where the vendor reports them (not all do)
     texts = every_text(only_span(exporter))
     secrets = [*response.web_search_queries]
     for citation in response.citations:
