@@ -81,6 +81,7 @@ def test_forcing_the_openai_search_is_an_environment_switch(
 
 def test_gemini_key_names_follow_google_genai(monkeypatch: pytest.MonkeyPatch) -> None:
     """GEMINI_API_KEY is read, and GOOGLE_API_KEY wins when both are set, as in google-genai."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     monkeypatch.setenv("GEMINI_API_KEY", "gemini-key-0123456789")
     settings = RouterSettings(_env_file=None)
     assert settings.gemini_api_key is not None
