@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 from adapters.base import AdapterResult, StreamReader
+from adapters.http_clients import sdk_timeout_s
 from adapters.openai_calls import ClientKey, OpenAICalls
 from adapters.openai_errors import OpenAIService
 from router.settings import RouterSettings
@@ -100,4 +101,6 @@ class OpenAICompatibleAdapter:
 
 
 def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
-    return request.timeout_s or settings.timeout_s
+    # A little past the call's deadline: the router's deadline ends a slow call first, and its
+    # error says so (adapters.http_clients).
+    return sdk_timeout_s(request.timeout_s or settings.timeout_s)

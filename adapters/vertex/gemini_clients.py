@@ -57,9 +57,7 @@ def _gemini_key(settings: RouterSettings) -> _GeminiKey:
     )
 
 
-def _new_gemini_client(
-    key: _GeminiKey, *, async_http: Any = None, sync_http: Any = None
-) -> Client:
+def _new_gemini_client(key: _GeminiKey, *, async_http: Any = None, sync_http: Any = None) -> Client:
     from google import genai
     from google.genai import types
 
