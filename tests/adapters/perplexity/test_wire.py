@@ -198,9 +198,22 @@ async def test_fault_becomes_router_error_async(
     assert (raised.value.reason, raised.value.status_code) == (reason, status)
 
 
+SLOW_KINDS = ("trickle_headers", "trickle_body", "trickle_chunks", "continue_flood")
+
+
 def test_every_fault_kind_is_covered() -> None:
     """The tables here name every fault kind the emulator knows, besides delay."""
-    assert set(ERROR_KINDS) | set(CONTENT_KINDS) | {"delay"} == set(FAULT_KINDS)
+    covered = set(ERROR_KINDS) | set(CONTENT_KINDS) | set(SLOW_KINDS) | {"delay"}
+    assert covered == set(FAULT_KINDS)
+
+
+@pytest.mark.parametrize("kind", SLOW_KINDS)
+def test_slow_delivery_within_the_read_timeout_is_answered(
+    kind: str, adapter: PerplexityAdapter, settings: RouterSettings
+) -> None:
+    """A reply trickled for 0.2 s reaches the adapter whole (the deadline is the router's)."""
+    request = _request("Weather in Rome? [[emulator:fault=" + kind + ":0.2]]", grounded=True)
+    assert adapter.complete(request, settings).content
 
 
 def test_auth_error_names_the_key_setting(
