@@ -3,6 +3,10 @@
 # project whenever pyproject.toml changes (the stamp files track that).
 
 PYTHON ?= python3
+# One test process per CPU; the modules that start a Ray cluster share one process
+# (xdist_group "ray"), so two clusters never compete for the same cores. PYTEST_PARALLEL= runs
+# the suite in one process.
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
 VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
@@ -24,7 +28,7 @@ typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 pytest: $(DEV_STAMP)
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 bench: $(DEV_STAMP)
 	@for script in scripts/bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -29,7 +29,7 @@ from support.emulated import cli_environment
 
 # Ray starts processes for its cluster and every job: on a loaded machine a test may take minutes,
 # so the suite's two-minute guard is widened here; it still catches a hang.
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("ray")]
 
 
 CLUSTER_CPUS = 3

@@ -22,7 +22,7 @@ from support.batch_plan import check_rows, planned_calls, read_rows, write_plan
 
 # Ray starts processes for its cluster and every job: on a loaded machine a test may take minutes,
 # so the suite's two-minute guard is widened here; it still catches a hang.
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("ray")]
 
 
 @pytest.fixture(scope="module")
