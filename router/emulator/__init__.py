@@ -29,7 +29,7 @@ A request's fault is taken, first match wins, from:
    ``FaultPlan.mix({SPEC: rate, ...}, seed=0)``, which hashes each request's text with the
    seed to pick at most one spec, so a batch always gets the same mix.
 
-A spec is ``KIND[:ARG][*COUNT]``:
+A spec is ``KIND[:ARG][*COUNT][@API]``:
 
 ===================  ==========================================================  ===========
 KIND                 what the client sees                                        ARG
@@ -56,7 +56,11 @@ KIND                 what the client sees                                       
 ``*COUNT`` limits the fault to the first COUNT attempts of an identical request (same path
 and body); the next attempt succeeds. That is how retried transient faults are tested:
 ``429:2*1`` fails once with ``Retry-After: 2``, then answers. Without ``*COUNT`` every attempt
-gets the fault. In a rate list (``--fault 429*1=0.1,500=0.05``) each key is a spec.
+gets the fault. ``@API`` (``openai``, ``vertex``, ...) limits the fault to requests on that
+API, wherever the spec comes from: a prompt sent to several providers at once may carry
+``[[emulator:fault=500@vertex]] [[emulator:fault=no_search@openai]]``, and each request takes
+the first directive that applies to it. In a rate list (``--fault 429*1=0.1,500=0.05``) each
+key is a spec.
 Content faults (no_search, no_citations, empty_grounding) shape synthesised answers only.
 
 Refusals

@@ -221,11 +221,12 @@ class ProviderHandler:
     ) -> FaultSpec | None:
         header = request.headers.get(FAULT_HEADER)
         if header:
-            return FaultSpec.parse(header)
-        spec = directive_spec(ask.prompt)
-        if spec is not None:
-            return spec
-        return plan.choose(ask.question) if plan is not None else None
+            spec: FaultSpec | None = FaultSpec.parse(header)
+        else:
+            spec = directive_spec(ask.prompt, ask.api)
+            if spec is None and plan is not None:
+                spec = plan.choose(ask.question)
+        return spec if spec is not None and spec.applies_to(ask.api) else None
 
     async def _deliver(
         self, request: web.BaseRequest, decision: _Decision, payload: Reply | list[bytes] | None

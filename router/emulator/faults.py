@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
+from router.emulator.wire import Api
+
 __all__ = [
     "CONTENT_FAULTS",
     "FAULT_HEADER",
@@ -61,9 +63,11 @@ FAULT_HEADER = "X-Emulator-Fault"
 _SPEC = re.compile(
     r"""^\s*(?P<kind>[a-z_0-9]+)
         (?::(?P<arg>\d+(?:\.\d+)?))?
-        (?:\*(?P<count>\d+))?\s*$""",
+        (?:\*(?P<count>\d+))?
+        (?:@(?P<api>[a-z_0-9]+))?\s*$""",
     re.VERBOSE,
 )
+_APIS: tuple[str, ...] = get_args(Api)
 _DIRECTIVE = re.compile(r"\[\[emulator:fault=([^\]]*)\]\]")
 # Every directive (fault=, refuse=, ...): none of them may reach a synthesised answer.
 _ANY_DIRECTIVE = re.compile(r"\[\[emulator:[a-z_]+=[^\]]*\]\]")
@@ -76,23 +80,28 @@ class FaultSpecError(ValueError):
 
 @dataclass(frozen=True)
 class FaultSpec:
-    """One fault: its kind, an optional numeric argument and an optional attempt count.
+    """One fault: its kind, an optional numeric argument, attempt count and API.
 
     ``arg`` means Retry-After seconds for 429 and 503, seconds for delay, hang and the trickles,
     and the status code (502 or 503) for html. ``count`` limits the fault to the first ``count``
-    attempts of an identical request; ``None`` applies it to every attempt.
+    attempts of an identical request; ``None`` applies it to every attempt. ``api`` limits it
+    to the requests on one API (``openai``, ``vertex``, ...); ``None`` applies it to all, so
+    one prompt sent to several providers can fault on one of them only.
     """
 
     kind: FaultKind
     arg: float | None = None
     count: int | None = None
+    api: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> FaultSpec:
-        """Read ``KIND[:ARG][*COUNT]``, e.g. ``429:2*1``, ``delay:0.5`` or ``no_search``."""
+        """Read ``KIND[:ARG][*COUNT][@API]``, e.g. ``429:2*1``, ``delay:0.5``, ``500@vertex``."""
         match = _SPEC.match(text)
         if match is None:
-            raise FaultSpecError(f"not a fault spec: {text!r} (expected KIND[:ARG][*COUNT])")
+            raise FaultSpecError(
+                f"not a fault spec: {text!r} (expected KIND[:ARG][*COUNT][@API])"
+            )
         kind = match["kind"]
         if kind not in FAULT_KINDS:
             raise FaultSpecError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
@@ -102,7 +111,10 @@ class FaultSpec:
             raise FaultSpecError(f"fault count must be at least 1: {text!r}")
         if kind == "html" and arg is not None and int(arg) not in _HTML_STATUSES:
             raise FaultSpecError(f"html fault status must be 502 or 503: {text!r}")
-        return cls(kind=cast(FaultKind, kind), arg=arg, count=count)
+        api = match["api"]
+        if api is not None and api not in _APIS:
+            raise FaultSpecError(f"unknown API {api!r} in {text!r}; known: {', '.join(_APIS)}")
+        return cls(kind=cast(FaultKind, kind), arg=arg, count=count, api=api)
 
     def __str__(self) -> str:
         text: str = self.kind
@@ -110,7 +122,13 @@ class FaultSpec:
             text += f":{self.arg:g}"
         if self.count is not None:
             text += f"*{self.count}"
+        if self.api is not None:
+            text += f"@{self.api}"
         return text
+
+    def applies_to(self, api: str) -> bool:
+        """Whether the fault applies to a request on ``api``."""
+        return self.api is None or self.api == api
 
     @property
     def retry_after_s(self) -> float | None:
@@ -190,10 +208,17 @@ class FaultPlan:
         return None
 
 
-def directive_spec(text: str) -> FaultSpec | None:
-    """The fault named by the first ``[[emulator:fault=SPEC]]`` in ``text``, if any."""
-    match = _DIRECTIVE.search(text)
-    return FaultSpec.parse(match[1]) if match else None
+def directive_spec(text: str, api: str | None = None) -> FaultSpec | None:
+    """The fault of the first ``[[emulator:fault=SPEC]]`` in ``text`` that applies to ``api``.
+
+    A directive scoped to another API (``500@vertex`` on an OpenAI request) is passed over, so
+    one prompt may carry a fault for each provider it is sent to. Without ``api``, the first.
+    """
+    for match in _DIRECTIVE.finditer(text):
+        spec = FaultSpec.parse(match[1])
+        if api is None or spec.applies_to(api):
+            return spec
+    return None
 
 
 def strip_directives(text: str) -> str:

@@ -172,6 +172,38 @@ def test_prompt_directive_picks_the_fault(
     assert "emulator" not in openai_call(openai_client, None, input=question).output_text
 
 
+def test_directive_scoped_to_an_api_faults_that_api_only(
+    openai_client: openai.OpenAI, vertex_client: genai.Client
+) -> None:
+    """[[emulator:fault=500@vertex]] fails the Vertex request; OpenAI answers the same prompt."""
+    question = f"{PARIS} [[emulator:fault=500@vertex]]"
+    with pytest.raises(errors.ServerError):
+        vertex_call(vertex_client, None, question=question)
+    assert openai_call(openai_client, None, input=question).output_text
+
+
+def test_each_api_takes_the_first_directive_that_applies_to_it(
+    openai_client: openai.OpenAI, vertex_client: genai.Client
+) -> None:
+    """One prompt, a fault per API: each request gets its own."""
+    question = f"{PARIS} [[emulator:fault=429@openai]] [[emulator:fault=401@vertex]]"
+    with pytest.raises(openai.RateLimitError):
+        openai_call(openai_client, None, input=question)
+    with pytest.raises(errors.ClientError) as caught:
+        vertex_call(vertex_client, None, question=question)
+    assert caught.value.code == 401
+
+
+def test_scoped_header_and_plan_spare_other_apis(
+    emulator: Emulator, openai_client: openai.OpenAI
+) -> None:
+    """A header or plan fault scoped to Vertex leaves OpenAI requests alone."""
+    assert openai_call(openai_client, "500@vertex").output_text
+    emulator.faults = FaultPlan.always("500@vertex")
+    assert openai_call(openai_client, None).output_text
+    emulator.faults = None
+
+
 def test_directive_does_not_change_the_answer(openai_client: openai.OpenAI) -> None:
     """The answer to a prompt with a directive is the answer to the prompt without it."""
     plain = openai_call(openai_client, None).output_text
