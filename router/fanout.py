@@ -107,36 +107,76 @@ def plan_requests(
     *,
     models: Mapping[str, str] | None = None,
     require: str = "any",
-    router: UnifiedLLMAdapter,
+    router: UnifiedLLMAdapter | None = None,
 ) -> dict[str, LLMRequest]:
-    """One validated request per vendor, each with that vendor's model (see the module)."""
-    if isinstance(vendors, str) or not vendors:
-        raise RequestValidationError(
-            "vendors: give a list of one or more vendors, such as ['openai', 'vertex']",
-            field="vendors",
-        )
+    """One validated request per vendor, each with that vendor's model (see the module).
+
+    Without ``router`` no settings are read: a model not given comes from the registry. Bad
+    vendors, models or require (of any type, as a batch line may hold them) are a
+    ``RequestValidationError`` naming the field.
+    """
+    chosen = _vendor_names(vendors)
     if require not in ("any", "all"):
         raise RequestValidationError(f"require: 'any' or 'all', not {require!r}", field="require")
-    if len(set(vendors)) != len(vendors):
-        raise RequestValidationError(
-            f"vendors: each vendor once, not {list(vendors)}", field="vendors"
-        )
     fields = _request_fields(request)
-    models = models or {}
-    unknown = sorted(set(models) - set(vendors))
-    if unknown:
-        raise RequestValidationError(
-            f"models: {unknown} are not among the vendors {list(vendors)}", field="models"
-        )
+    given = _model_names(models, chosen)
     planned: dict[str, LLMRequest] = {}
-    for vendor in vendors:
+    for vendor in chosen:
         row = provider(vendor)  # an unknown vendor is a request error naming the known ones
-        own_model = fields.get("model") if fields.get("vendor") == vendor else None
-        model = models.get(vendor) or own_model or router.settings.default_model(vendor)
+        own_model = fields.get("model") if _same_vendor(fields.get("vendor"), vendor) else None
+        configured = router.settings.default_model(vendor) if router is not None else None
+        model = given.get(vendor) or own_model or configured
         planned[vendor] = LLMRequest.model_validate(
             {**fields, "vendor": vendor, "model": model or row.default_model}
         )
     return planned
+
+
+def _vendor_names(vendors: object) -> list[str]:
+    """The vendors as given, lowercased as a request's vendor is; a list of distinct names."""
+    if isinstance(vendors, str) or not isinstance(vendors, Sequence) or not vendors:
+        raise RequestValidationError(
+            "vendors: give a list of one or more vendors, such as ['openai', 'vertex']",
+            field="vendors",
+        )
+    odd = [name for name in vendors if not isinstance(name, str) or not name.strip()]
+    if odd:
+        raise RequestValidationError(
+            f"vendors: each vendor is a name, not {odd[0]!r}", field="vendors"
+        )
+    chosen = [name.strip().lower() for name in vendors]
+    if len(set(chosen)) != len(chosen):
+        raise RequestValidationError(f"vendors: each vendor once, not {chosen}", field="vendors")
+    return chosen
+
+
+def _model_names(models: object, vendors: Sequence[str]) -> dict[str, str]:
+    """``models`` keyed by lowercased vendor; each key among ``vendors``, each value a name."""
+    if models is None:
+        return {}
+    if not isinstance(models, Mapping):
+        raise RequestValidationError(
+            f"models: give an object of vendor to model, not {type(models).__name__}",
+            field="models",
+        )
+    given: dict[str, str] = {}
+    for vendor, model in models.items():
+        if not isinstance(vendor, str) or not isinstance(model, str) or not model.strip():
+            raise RequestValidationError(
+                f"models: each entry is a vendor and a model name, not {vendor!r}: {model!r}",
+                field="models",
+            )
+        given[vendor.strip().lower()] = model.strip()
+    unknown = sorted(set(given) - set(vendors))
+    if unknown:
+        raise RequestValidationError(
+            f"models: {unknown} are not among the vendors {list(vendors)}", field="models"
+        )
+    return given
+
+
+def _same_vendor(named: object, vendor: str) -> bool:
+    return isinstance(named, str) and named.strip().lower() == vendor
 
 
 def _request_fields(request: RequestInput) -> dict[str, Any]:

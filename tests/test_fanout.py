@@ -157,8 +157,27 @@ def test_the_requests_own_model_serves_its_own_vendor_only(router: UnifiedLLMAda
         (["openai", "nobody"], {}, "vendor"),
         (["openai"], {"require": "most"}, "require"),
         (["openai"], {"models": {"vertex": "gemini-2.5-flash"}}, "models"),
+        (["openai", 3], {}, "vendors"),
+        (["openai", ["vertex"]], {}, "vendors"),
+        (["openai", "OpenAI"], {}, "vendors"),
+        (["openai"], {"models": "gpt-5"}, "models"),
+        (["openai"], {"models": {"openai": " "}}, "models"),
+        (["openai"], {"models": {"openai": 5}}, "models"),
     ],
-    ids=["empty", "a-string", "twice", "unknown", "bad-require", "model-of-another-vendor"],
+    ids=[
+        "empty",
+        "a-string",
+        "twice",
+        "unknown",
+        "bad-require",
+        "model-of-another-vendor",
+        "a-number",
+        "a-list",
+        "twice-in-other-case",
+        "models-not-an-object",
+        "blank-model",
+        "model-not-a-name",
+    ],
 )
 def test_bad_fanout_input_is_a_request_error(
     router: UnifiedLLMAdapter, vendor_list: Any, options: dict[str, Any], named: str
@@ -167,3 +186,12 @@ def test_bad_fanout_input_is_a_request_error(
     with pytest.raises(RequestValidationError) as raised:
         route_many(QUESTION, vendor_list, router=router, **options)
     assert str(raised.value).startswith(named)
+
+
+def test_vendor_names_are_case_insensitive(router: UnifiedLLMAdapter) -> None:
+    """'OpenAI' and 'VERTEX' name the vendors as a request's vendor field does."""
+    result = route_many(
+        QUESTION, ["OpenAI", "VERTEX"], models={"OpenAI": "gpt-5-mini"}, router=router
+    )
+    assert list(result.outcomes) == ["openai", "vertex"]
+    assert result.responses["openai"].model == "gpt-5-mini"
