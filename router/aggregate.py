@@ -5,7 +5,9 @@ gives one entry per canonical source (its ``dedup_key``), saying which providers
 (``providers_cited``: their answer references it), which only found it in a search
 (``providers_seen``), each provider's rank and spans, and agreement figures per pair of
 providers: the Jaccard overlap of the sources they cite and of the domains they cite, and the
-sources only one provider cites.
+sources only one provider cites. ``cited_domains`` lists each provider's cited domains, the sets
+the domain overlap compares: a redirect link whose true domain is unknown names only its
+redirector, so it is in no domain set (it still counts as a source of its own).
 
 Redirect links: Vertex and Gemini cite ``vertexaisearch.cloud.google.com`` links whose target
 cannot be known offline. Such a citation joins another provider's entry through its derived
@@ -64,6 +66,7 @@ class Aggregate:
     entries: list[AggregateEntry]
     agreement: list[Agreement] = field(default_factory=list)
     cited_by_one: dict[str, list[str]] = field(default_factory=dict)
+    cited_domains: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able view (batch rows, ``compare --json``)."""
@@ -72,6 +75,9 @@ class Aggregate:
             "entries": [dict(entry) for entry in self.entries],
             "agreement": [dict(pair) for pair in self.agreement],
             "cited_by_one": {vendor: list(keys) for vendor, keys in self.cited_by_one.items()},
+            "cited_domains": {
+                vendor: list(domains) for vendor, domains in self.cited_domains.items()
+            },
         }
 
 
@@ -94,11 +100,13 @@ def aggregate(responses: Mapping[str, LLMResponse] | Iterable[LLMResponse]) -> A
             _add(entries, _key(citation), vendor, citation, "url")
     ordered = sorted(entries.values(), key=_entry_order)
     providers = list(by_vendor)
+    domains = _cited_domains(by_vendor)
     return Aggregate(
         providers=providers,
         entries=ordered,
-        agreement=_agreement(providers, by_vendor, ordered),
+        agreement=_agreement(providers, domains, ordered),
         cited_by_one=_cited_by_one(providers, ordered),
+        cited_domains={vendor: sorted(found) for vendor, found in domains.items()},
     )
 
 
@@ -127,6 +135,23 @@ def _true_domain_of_redirect(citation: Citation) -> str | None:
         return None
     domain = citation["source_domain"]
     return domain if domain != registrable_domain(url) else None
+
+
+def _known_domain(citation: Citation) -> str | None:
+    """The citation's source domain, or None for a redirect link that names only its redirector."""
+    url = citation["url"]
+    if url and is_redirect_url(url):
+        return _true_domain_of_redirect(citation)
+    return citation["source_domain"] or None
+
+
+def _cited_domains(by_vendor: Mapping[str, LLMResponse]) -> dict[str, set[str]]:
+    """Each provider's cited domains whose source is known."""
+    found: dict[str, set[str]] = {}
+    for vendor, response in by_vendor.items():
+        domains = (_known_domain(c) for c in response.citations if c["cited"])
+        found[vendor] = {domain for domain in domains if domain}
+    return found
 
 
 def _domain_partner(entries: Mapping[str, AggregateEntry], domain: str, vendor: str) -> str | None:
@@ -203,15 +228,11 @@ def _jaccard(left: set[str], right: set[str]) -> float | None:
 
 def _agreement(
     providers: Sequence[str],
-    by_vendor: Mapping[str, LLMResponse],
+    cited_domains: Mapping[str, set[str]],
     entries: Sequence[AggregateEntry],
 ) -> list[Agreement]:
     cited_keys = {
         vendor: {entry["key"] for entry in entries if vendor in entry["providers_cited"]}
-        for vendor in providers
-    }
-    cited_domains = {
-        vendor: {c["source_domain"] for c in by_vendor[vendor].citations if c["cited"]}
         for vendor in providers
     }
     return [

@@ -195,3 +195,22 @@ def test_vendor_names_are_case_insensitive(router: UnifiedLLMAdapter) -> None:
     )
     assert list(result.outcomes) == ["openai", "vertex"]
     assert result.responses["openai"].model == "gpt-5-mini"
+
+
+def test_a_required_failure_stays_out_of_the_aggregate_and_in_to_dict(
+    router: UnifiedLLMAdapter,
+) -> None:
+    """OpenAI skips the search (a directive for OpenAI only): the aggregate is Vertex's alone."""
+    question = "Which sources cover the Rhine floods? [[emulator:fault=no_search@openai]]"
+    request = {**QUESTION, "messages": [{"role": "user", "content": question}]}
+    result = route_many(
+        {**request, "grounding_mode": "REQUIRED"}, ["openai", "vertex"], router=router
+    )
+    assert result.aggregate.providers == ["vertex"]
+    assert result.aggregate.entries
+    assert all(list(entry["ranks"]) == ["vertex"] for entry in result.aggregate.entries)
+    assert result.aggregate.agreement == []
+    providers = result.to_dict()["providers"]
+    assert providers["openai"]["error"]["type"] == "GroundingRequiredFailedError"
+    assert providers["openai"]["error"]["reason"] == "not_invoked"
+    assert providers["vertex"]["ok"] is True

@@ -117,6 +117,28 @@ def test_a_redirect_whose_domain_is_unknown_never_joins() -> None:
     assert all(entry["matched_by"] == "url" for entry in result.entries)
 
 
+def test_a_redirect_whose_domain_is_unknown_is_in_no_domain_set() -> None:
+    """Its redirector (google.com) is no cited domain: it never overlaps another's google.com."""
+    result = aggregate(
+        {
+            "openai": response("openai", [cite("openai", "https://www.google.com/maps", 1)]),
+            "vertex": response("vertex", [cite("vertex", REDIRECT.format("unknown"), 1)]),
+        }
+    )
+    assert result.cited_domains == {"openai": ["google.com"], "vertex": []}
+    (pair,) = result.agreement
+    assert pair["domain_jaccard"] == 0.0
+    assert pair["shared_domains"] == 0
+
+
+def test_recorded_cited_domains_per_provider() -> None:
+    """Each provider's cited domains, a redirect with a known domain under that domain."""
+    assert aggregate(ruby_version_answers()).cited_domains == {
+        "openai": ["ruby-lang.org"],
+        "vertex": ["ruby-lang.org", "wikipedia.org"],
+    }
+
+
 def test_a_redirect_joins_the_best_ranked_page_of_its_domain() -> None:
     """With two pages of the domain, the redirect joins the better-ranked one."""
     result = aggregate(
