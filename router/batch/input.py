@@ -1,13 +1,14 @@
 """The batch input: each non-blank line of a JSONL file becomes exactly one item, whatever it is.
 
-An item is a request to run or, when the line cannot be one, the error that stops it, which
-becomes the line's error row. :func:`parse_line` makes the item of one line and never raises:
-not JSON, nested thousands deep, a number of thousands of digits, not UTF-8, not an object, not
-a valid request, a request that cannot be serialised, a line longer than
-:data:`MAX_LINE_BYTES`: each is one error row naming the line and the problem. Blank lines are
-skipped. An engine that reads lines its own way calls :func:`parse_line` per line and passes
-the items, in input order, through one :class:`UniqueIds` (with :func:`line_request_id` giving
-the ids it must avoid).
+An item is a request to run (one request, or with ``"vendors": [...]`` one question for several
+providers: :mod:`router.batch.fanout_lines`) or, when the line cannot be one, the error that
+stops it, which becomes the line's error row. :func:`parse_line` makes the item of one line and
+never raises: not JSON, nested thousands deep, a number of thousands of digits, not UTF-8, not
+an object, not a valid request, a bad vendors list, a request that cannot be serialised, a line
+longer than :data:`MAX_LINE_BYTES`: each is one error row naming the line and the problem.
+Blank lines are skipped. An engine that reads lines its own way calls :func:`parse_line` per
+line and passes the items, in input order, through one :class:`UniqueIds` (with
+:func:`line_request_id` giving the ids it must avoid).
 
 Every item has a request_id, and no two items of a file share one:
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from router.batch.fanout_lines import BatchRequest, fanout_request, is_fanout_line
 from router.errors import RequestValidationError
 from router.jsonl import Line, UnreadableLineError, loads, read_lines
 from router.types import LLMRequest
@@ -47,11 +49,12 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class BatchItem:
-    """One input line: a request to run, or the error that stops it from being one."""
+    """One input line: a request to run (one provider's or a fan-out), or the error that stops
+    it from being one."""
 
     line: int
     request_id: str
-    request: LLMRequest | None = None
+    request: BatchRequest | None = None
     error: RequestValidationError | None = None
 
 
@@ -83,6 +86,12 @@ def _parse(line: Line) -> BatchItem:
     request_id = _id_of(data, derived)
     if isinstance(data, dict) and _absent(data.get("request_id")):
         data = {**data, "request_id": derived}  # the request carries the derived id too
+    if is_fanout_line(data):
+        try:
+            fanout = fanout_request(data)
+        except RequestValidationError as exc:
+            return _error_item(line.number, request_id, exc.message, field=exc.field)
+        return BatchItem(line=line.number, request_id=request_id, request=fanout)
     try:
         request = LLMRequest.model_validate(data)
     except RequestValidationError as exc:

@@ -34,6 +34,7 @@ __all__ = [
     "error_row",
     "existing_request_ids",
     "line_bytes",
+    "request_summary",
     "row_request_id",
     "row_text",
     "success_row",
@@ -49,7 +50,7 @@ def success_row(line: int, request: LLMRequest, response: LLMResponse) -> dict[s
         "request_id": request.request_id,
         "ok": True,
         "line": line,
-        "request": _request_summary(request),
+        "request": request_summary(request),
         "response": response.model_dump(mode="json"),
     }
 
@@ -62,7 +63,7 @@ def error_row(
         "request_id": request_id,
         "ok": False,
         "line": line,
-        "request": _request_summary(request) if request is not None else None,
+        "request": request_summary(request) if request is not None else None,
         "error": error.to_dict(),
     }
 
@@ -83,7 +84,8 @@ async def answer_row(
     except Exception as exc:  # a bug must cost one row, not the run
         log.exception("batch_row_failed", request_id=request_id)
         failure = unexpected_error(exc)
-    return row_text(error_row(line, request_id, failure, request)), row_facts(error=failure)
+    facts = row_facts(error=failure, vendor=request.vendor)
+    return row_text(error_row(line, request_id, failure, request)), facts
 
 
 def row_text(row: Mapping[str, Any]) -> str:
@@ -106,7 +108,7 @@ def unexpected_error(exc: Exception) -> RouterError:
     return RouterError(f"unexpected {type(exc).__name__}: {exc}", reason="unexpected_error")
 
 
-def _request_summary(request: LLMRequest) -> dict[str, Any]:
+def request_summary(request: LLMRequest) -> dict[str, Any]:
     """What a report needs to group by, without repeating the prompt."""
     location = request.user_location
     return {

@@ -1,6 +1,7 @@
 """Run a JSONL file of requests at volume: REQUIRED-grounding batch jobs.
 
-Every input line produces exactly one output row, ``{request_id, ok, response | error}``, written
+Every input line produces exactly one output row, ``{request_id, ok, response | error}`` (a line
+asking several providers: ``{request_id, ok, fanout}``, :mod:`router.batch.fanout_lines`), written
 whole and flushed as it arrives (see :mod:`router.batch.output`). Failures of any kind become
 error rows, never a crash. The input is streamed through a bounded queue, so memory stays flat
 however long the file. ``resume=True`` skips the ids already in the output, so a killed run,
@@ -20,12 +21,12 @@ from typing import Any, Literal
 
 import structlog
 
+from router.batch.fanout_lines import request_row, request_vendors
 from router.batch.input import BatchInput, BatchItem
 from router.batch.limits import RateLimits
 from router.batch.output import (
     OutputWriteError,
     ResultWriter,
-    answer_row,
     check_output_path,
     error_row,
     existing_request_ids,
@@ -93,9 +94,10 @@ async def arun_batch(
 ) -> BatchSummary:
     """Run every request of ``input_path`` and write one row per request to ``output_path``.
 
-    ``concurrency`` requests are in flight at once (over all workers); ``max_rps`` caps the
-    request rate per vendor. ``workers`` > 1 spreads the calls over that many processes, each
-    with its own router built from ``settings`` (an injected ``router`` cannot cross processes).
+    ``concurrency`` lines are in flight at once (over all workers); ``max_rps`` caps the
+    request rate per vendor (a line asking several vendors spends one request of each).
+    ``workers`` > 1 spreads the calls over that many processes, each with its own router built
+    from ``settings`` (an injected ``router`` cannot cross processes).
     Workers are spawned, and a spawned process re-imports the calling script: a script that
     uses ``workers`` must call ``run_batch`` under ``if __name__ == "__main__":``.
     An existing, non-empty output file is an error unless ``resume`` (continue it) or
@@ -368,15 +370,15 @@ class _BatchRun:
                 continue
             request = item.request
             assert request is not None  # the producer only queues parsed requests
-            async with self.limiters.for_vendor(request.vendor):
-                text, facts = await answer_row(self.router, item.line, request)
+            async with self.limiters.for_vendors(request_vendors(request)):
+                text, facts = await request_row(self.router, item.line, request)
             self.writer.write_line(text)
             self.stats.record(facts)
             self._progress()
 
     def _record(self, item: BatchItem, *, error: RouterError | None) -> None:
         failure = error or RouterError("the line produced no request", reason="unexpected_error")
-        self.writer.write(error_row(item.line, item.request_id, failure, item.request))
+        self.writer.write(error_row(item.line, item.request_id, failure))
         self.stats.record_error(failure)
         self._progress()
 

@@ -1,14 +1,23 @@
-"""Running counts of a batch and its end-of-run summary."""
+"""Running counts of a batch and its end-of-run summary.
+
+A row is counted once, by its outcome. The provider calls behind it are counted one by one: a
+row of one request made one call, a fan-out row (``"vendors": [...]``) one per provider it
+asked, a bad input line none. Answer statistics (grounded rate, citations, latency, domains),
+REQUIRED failure reasons, per-provider outcomes and spend are over calls, so each provider's
+answer in a fan-out row counts, as an answer of its own vendor.
+"""
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from router.batch.spend import CostSummary, Spend, SpendLedger, spend_of, spend_of_error
 from router.errors import (
+    FanoutError,
     GroundingRequiredFailedError,
     ProviderError,
     RequestValidationError,
@@ -16,13 +25,23 @@ from router.errors import (
 )
 from router.types import LLMResponse
 
-__all__ = ["BatchStats", "BatchSummary", "RowFacts", "outcome_of", "row_facts"]
+__all__ = [
+    "BatchStats",
+    "BatchSummary",
+    "CallFacts",
+    "RowFacts",
+    "call_facts",
+    "fanout_facts",
+    "outcome_of",
+    "row_facts",
+]
 
 TOP_DOMAINS = 10
 
 
 def outcome_of(error: RouterError | None) -> str:
-    """The outcome class of a row: ok, required_failed, provider_error, bad_input or error."""
+    """The outcome class of a row or call: ok, required_failed, provider_error, bad_input,
+    fanout_failed (a fan-out row whose ``require`` was not met) or error."""
     if error is None:
         return "ok"
     if isinstance(error, GroundingRequiredFailedError):
@@ -31,19 +50,43 @@ def outcome_of(error: RouterError | None) -> str:
         return "provider_error"
     if isinstance(error, RequestValidationError):
         return "bad_input"
+    if isinstance(error, FanoutError):
+        return "fanout_failed"
     return "error"
 
 
-# (outcome, reason, grounded_effective, cited domains, latency_ms, spend) of one row; the spend
-# of an answered call (even one REQUIRED grounding rejected), None where no answer came back.
-RowFacts = tuple[str, str | None, bool, tuple[str, ...], float, Spend | None]
+class CallFacts(NamedTuple):
+    """What the statistics need from one provider call, as picklable plain data.
+
+    ``spend`` is that of an answered call (even one REQUIRED grounding rejected), None where no
+    answer came back.
+    """
+
+    vendor: str | None
+    outcome: str
+    reason: str | None
+    grounded: bool
+    domains: tuple[str, ...]
+    latency_ms: float
+    spend: Spend | None
 
 
-def row_facts(*, response: LLMResponse | None = None, error: RouterError | None = None) -> RowFacts:
-    """What the statistics need from one row, as picklable plain data."""
+class RowFacts(NamedTuple):
+    """One row's outcome and its provider calls: one, several (``fanout``) or none (bad input)."""
+
+    outcome: str
+    calls: tuple[CallFacts, ...]
+    fanout: bool = False
+
+
+def call_facts(
+    *, response: LLMResponse | None = None, error: RouterError | None = None, vendor: str | None
+) -> CallFacts:
+    """The facts of one call to ``vendor``: its answer, or its error."""
     if response is not None:
         domains = tuple(c["source_domain"] for c in response.citations)
-        return (
+        return CallFacts(
+            vendor,
             "ok",
             None,
             response.grounded_effective,
@@ -52,18 +95,55 @@ def row_facts(*, response: LLMResponse | None = None, error: RouterError | None 
             spend_of(response),
         )
     reason = error.reason if error else None
-    return (outcome_of(error), reason, False, (), 0.0, spend_of_error(error))
+    return CallFacts(vendor, outcome_of(error), reason, False, (), 0.0, spend_of_error(error))
+
+
+def row_facts(
+    *,
+    response: LLMResponse | None = None,
+    error: RouterError | None = None,
+    vendor: str | None = None,
+) -> RowFacts:
+    """The facts of a row of one request (``vendor``'s), or of a line that is no request.
+
+    A bad input line made no call; any other failure is the call's (vendor taken from the error
+    when not given).
+    """
+    if response is not None:
+        return RowFacts("ok", (call_facts(response=response, vendor=response.vendor),))
+    outcome = outcome_of(error)
+    if outcome == "bad_input":
+        return RowFacts(outcome, ())
+    called = vendor or (error.vendor if error is not None else None)
+    return RowFacts(outcome, (call_facts(error=error, vendor=called),))
+
+
+def fanout_facts(
+    outcomes: Mapping[str, LLMResponse | RouterError], error: RouterError | None
+) -> RowFacts:
+    """The facts of a fan-out row: each provider's call, and ``error`` when require was not met."""
+    calls = tuple(
+        call_facts(response=outcome, vendor=vendor)
+        if isinstance(outcome, LLMResponse)
+        else call_facts(error=outcome, vendor=vendor)
+        for vendor, outcome in outcomes.items()
+    )
+    return RowFacts(outcome_of(error), calls, fanout=True)
 
 
 @dataclass
 class BatchSummary:
-    """What a batch run did: counts by outcome, grounding, citations, latency, top domains."""
+    """What a batch run did: rows by outcome; calls by provider and outcome; grounding,
+    citations, latency, top domains and cost of the answers (see the module)."""
 
     total: int = 0
     skipped: int = 0
     done: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
+    fanout_rows: int = 0
+    provider_outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
     required_failure_reasons: dict[str, int] = field(default_factory=dict)
+    answers: int = 0
     grounded_rate: float | None = None
     citations_per_answer: float | None = None
     latency_ms_p50: float | None = None
@@ -88,7 +168,10 @@ class BatchStats:
     total: int = 0
     skipped: int = 0
     outcomes: Counter[str] = field(default_factory=Counter)
+    fanout_rows: int = 0
+    provider_outcomes: dict[str, Counter[str]] = field(default_factory=dict)
     required_reasons: Counter[str] = field(default_factory=Counter)
+    answers: int = 0
     grounded_answers: int = 0
     citations: int = 0
     domains: Counter[str] = field(default_factory=Counter)
@@ -107,17 +190,24 @@ class BatchStats:
 
     def record(self, facts: RowFacts) -> None:
         """Count one finished row (facts are plain data, so worker processes can send them)."""
-        outcome, reason, grounded, domains, latency_ms, spend = facts
-        self.outcomes[outcome] += 1
-        if spend is not None:
-            self.spend.add(spend)
-        if outcome == "required_failed" and reason:
-            self.required_reasons[reason] += 1
-        if outcome == "ok":
-            self.grounded_answers += grounded
-            self.citations += len(domains)
-            self.domains.update(domains)
-            self.latencies_ms.append(latency_ms)
+        self.outcomes[facts.outcome] += 1
+        self.fanout_rows += facts.fanout
+        for call in facts.calls:
+            self._record_call(call)
+
+    def _record_call(self, call: CallFacts) -> None:
+        if call.vendor is not None:
+            self.provider_outcomes.setdefault(call.vendor, Counter())[call.outcome] += 1
+        if call.spend is not None:
+            self.spend.add(call.spend)
+        if call.outcome == "required_failed" and call.reason:
+            self.required_reasons[call.reason] += 1
+        if call.outcome == "ok":
+            self.answers += 1
+            self.grounded_answers += call.grounded
+            self.citations += len(call.domains)
+            self.domains.update(call.domains)
+            self.latencies_ms.append(call.latency_ms)
 
     def merge(self, other: BatchStats) -> None:
         """Add the rows counted in ``other`` (a part of the same run, counted elsewhere)."""
@@ -130,14 +220,20 @@ class BatchStats:
         self.spend.merge(other.spend)
 
     def summary(self, *, elapsed_s: float, interrupted: bool) -> BatchSummary:
-        answered = self.outcomes["ok"]
+        answered = self.answers
         p50, p95 = _percentiles(self.latencies_ms)
         return BatchSummary(
             total=self.total,
             skipped=self.skipped,
             done=self.done,
             outcomes=dict(sorted(self.outcomes.items())),
+            fanout_rows=self.fanout_rows,
+            provider_outcomes={
+                vendor: dict(sorted(counts.items()))
+                for vendor, counts in sorted(self.provider_outcomes.items())
+            },
             required_failure_reasons=dict(sorted(self.required_reasons.items())),
+            answers=answered,
             grounded_rate=self.grounded_answers / answered if answered else None,
             citations_per_answer=self.citations / answered if answered else None,
             latency_ms_p50=p50,

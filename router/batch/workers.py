@@ -27,14 +27,19 @@ from typing import Any
 
 import structlog
 
+from router.batch.fanout_lines import (
+    decode_request,
+    encode_request,
+    request_row,
+    request_vendors,
+)
 from router.batch.input import BatchInput, BatchItem
 from router.batch.lifecycle import WorkerStart, enter_worker
-from router.batch.output import ResultWriter, answer_row, error_row
+from router.batch.output import ResultWriter, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
 from router.settings import RouterSettings
 from router.tracing import Tracing, attached_context, force_flush
-from router.types import LLMRequest
 
 __all__ = ["WorkerPool"]
 
@@ -48,8 +53,9 @@ _POLL_S = 0.2
 # requests another one could be running.
 _TASK_BATCH = 8
 
-# Work for a worker: (input line number, request as JSON) pairs; None ends its input.
-_Task = tuple[int, str]
+# Work for a worker: (input line number, request as JSON, whether it is a fan-out); None ends
+# its input.
+_Task = tuple[int, str, bool]
 # Messages from workers: finished rows (JSON line, facts), or a worker saying it has stopped.
 _Row = tuple[str, RowFacts]
 # A worker's span under the batch span; the calls it routes are its children (router.tracing).
@@ -250,7 +256,7 @@ class _Feeder(threading.Thread):
                 self._write_error(item)
                 continue
             # As JSON: smaller and quicker to send and re-validate than a pickled model.
-            batch.append((item.line, item.request.model_dump_json()))
+            batch.append((item.line, *encode_request(item.request)))
             if len(batch) == self._batch:
                 if not self._put(batch):
                     return
@@ -335,10 +341,10 @@ async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: Pr
         while (task := await local.get()) is not None:
             if stop.is_set():
                 continue
-            line, request_json = task
-            request = LLMRequest.model_validate_json(request_json)
-            async with limits.for_vendor(request.vendor):
-                rows.add(await answer_row(router, line, request))
+            line, request_json, fanout = task
+            request = decode_request(request_json, fanout)
+            async with limits.for_vendors(request_vendors(request)):
+                rows.add(await request_row(router, line, request))
 
     async with UnifiedLLMAdapter(config.settings) as router:
         puller = loop.run_in_executor(None, pull)

@@ -40,7 +40,13 @@ shards in OUT.shards/. Resume comes from Ray Data's checkpoint (--checkpoint, de
 OUT.checkpoint beside OUT); IN, OUT and the checkpoint may be object-store URIs.
 --ray-address joins a running cluster (auto: the one ray start --head started on this machine);
 without it (or RAY_ADDRESS) a local cluster is started for the run. Ctrl-C waits --grace-s for
-the job to end, then leaves it: committed rows stay, and --resume does the rest."""
+the job to end, then leaves it: committed rows stay, and --resume does the rest.
+
+A line may ask several providers at once: "vendors": ["openai", "vertex"] (optionally
+"models": {vendor: model} and "require": "any" | "all") beside the request's fields. Its row is
+{"request_id", "ok", "line", "request": {"vendors", "models", "require", ...}, "fanout":
+{"providers": {vendor: {"ok", "response" | "error"}}, "aggregate"}}, with "error" when require
+was not met. --max-rps spends one request of each vendor a line asks."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -14,8 +14,14 @@ _OUTCOME_LABELS = {
     "required_failed": "REQUIRED grounding failed",
     "provider_error": "provider error",
     "bad_input": "bad input line",
+    "fanout_failed": "several providers: require not met",
     "error": "other error",
 }
+_CALL_COLUMNS = (
+    ("ok", "answered"),
+    ("required_failed", "REQUIRED failed"),
+    ("provider_error", "provider error"),
+)
 
 
 def print_summary(summary: BatchSummary) -> None:
@@ -35,6 +41,10 @@ def print_summary(summary: BatchSummary) -> None:
     table.add_row("done in this run", str(summary.done))
     for outcome, count in summary.outcomes.items():
         table.add_row(f"  {_OUTCOME_LABELS.get(outcome, outcome)}", str(count))
+    if summary.fanout_rows:
+        table.add_row("  of which asked several providers", str(summary.fanout_rows))
+        if summary.required_failure_reasons:
+            table.add_row("REQUIRED failures (provider calls)", "")
     for reason, count in summary.required_failure_reasons.items():
         table.add_row(f"    reason {reason}", str(count))
     table.add_row("grounded rate", _percent(summary.grounded_rate))
@@ -46,6 +56,8 @@ def print_summary(summary: BatchSummary) -> None:
     rate = summary.done / summary.elapsed_s if summary.elapsed_s > 0 else 0.0
     table.add_row("elapsed", f"{summary.elapsed_s:.1f} s ({rate:.1f} requests/s)")
     console.print(table)
+    if summary.fanout_rows or len(summary.provider_outcomes) > 1:
+        console.print(_provider_table(summary))
     if summary.cost.by_model:
         console.print(_cost_table(summary))
     if summary.top_domains:
@@ -56,6 +68,21 @@ def print_summary(summary: BatchSummary) -> None:
             # Domains come from provider replies: printed as text, never as rich markup.
             domains.add_row(Text(terminal_safe(domain, single_line=True)), str(count))
         console.print(domains)
+
+
+def _provider_table(summary: BatchSummary) -> Any:
+    """Each vendor's calls by outcome: a fan-out row counts once for each provider it asked."""
+    from rich.table import Table
+
+    table = Table(title="provider calls", title_justify="left")
+    table.add_column("vendor")
+    for name in ("calls", *(label for _, label in _CALL_COLUMNS), "other"):
+        table.add_column(name, justify="right")
+    for vendor, counts in summary.provider_outcomes.items():
+        calls = sum(counts.values())
+        named = [counts.get(outcome, 0) for outcome, _ in _CALL_COLUMNS]
+        table.add_row(vendor, str(calls), *map(str, named), str(calls - sum(named)))
+    return table
 
 
 def _cost_table(summary: BatchSummary) -> Any:

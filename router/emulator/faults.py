@@ -99,9 +99,7 @@ class FaultSpec:
         """Read ``KIND[:ARG][*COUNT][@API]``, e.g. ``429:2*1``, ``delay:0.5``, ``500@vertex``."""
         match = _SPEC.match(text)
         if match is None:
-            raise FaultSpecError(
-                f"not a fault spec: {text!r} (expected KIND[:ARG][*COUNT][@API])"
-            )
+            raise FaultSpecError(f"not a fault spec: {text!r} (expected KIND[:ARG][*COUNT][@API])")
         kind = match["kind"]
         if kind not in FAULT_KINDS:
             raise FaultSpecError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")

@@ -1,10 +1,11 @@
 """Hostile batch input lines, built from a seed in plain Python (cheap, and reproducible).
 
-A line is one of: a valid request, a request with one field made hostile (ids blank, of the wrong
-type, repeated, shaped like a renamed duplicate or a derived id; values nested past every parser
-limit, numbers past Python's digit limit, NaN and infinities, lone surrogates, escape
-sequences), any JSON value that is not an object, a line cut short, bytes that are not UTF-8,
-control characters, or random bytes. No line holds a newline: each is exactly one line.
+A line is one of: a valid request (for one provider, or for several: ``"vendors"``), a request
+with one field made hostile (ids blank, of the wrong type, repeated, shaped like a renamed
+duplicate or a derived id; values nested past every parser limit, numbers past Python's digit
+limit, NaN and infinities, lone surrogates, escape sequences; vendors, models and require of a
+fan-out line too), any JSON value that is not an object, a line cut short, bytes that are not
+UTF-8, control characters, or random bytes. No line holds a newline: each is exactly one line.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["POISON_LINES", "hostile_line", "valid_request"]
+__all__ = ["POISON_LINES", "fanout_request", "hostile_line", "valid_request"]
 
 POISON_LINES = ("[" * 5_000 + "]" * 5_000, '{"request_id": ' + "1" * 5_000 + "}")
 """The two lines that stopped a batch for good: nested 5,000 deep, a 5,000-digit integer."""
@@ -52,7 +53,21 @@ _FIELDS = (
     "timeout_s",
     "user_location",
     "metadata",
+    "vendors",
+    "models",
+    "require",
 )
+_VENDOR_LISTS: list[Any] = [
+    ["openai", "vertex"],
+    ["vertex"],
+    [],
+    ["openai", "openai"],
+    ["openai", "nobody"],
+    ["openai", 5],
+    [["openai"]],
+    ["OpenAI", "VERTEX"],
+    [" "],
+]
 
 
 def valid_request(number: int, **fields: Any) -> dict[str, Any]:
@@ -62,6 +77,15 @@ def valid_request(number: int, **fields: Any) -> dict[str, Any]:
         "vendor": vendor,
         "model": "gpt-5" if vendor == "openai" else "gemini-2.5-flash",
         "messages": [{"role": "user", "content": f"hostile line {number}"}],
+        **fields,
+    }
+
+
+def fanout_request(number: int, **fields: Any) -> dict[str, Any]:
+    """A request for every vendor the emulator serves, for input line ``number``."""
+    return {
+        "vendors": ["openai", "vertex"],
+        "messages": [{"role": "user", "content": f"hostile fan-out line {number}"}],
         **fields,
     }
 
@@ -87,8 +111,9 @@ def _hostile_value(rng: random.Random) -> str:
 
 
 def _with_field(rng: random.Random, number: int) -> str:
-    """A valid request with one field's value replaced by hostile JSON text."""
-    request = valid_request(number, request_id=rng.choice(_IDS[:5]))
+    """A valid request (one provider's or a fan-out) with one field's value made hostile."""
+    make = fanout_request if rng.random() < 0.3 else valid_request
+    request = make(number, request_id=rng.choice(_IDS[:5]))
     field = rng.choice(_FIELDS)
     text = json.dumps({**request, field: None})
     return text.replace(f'"{field}": null', f'"{field}": {_hostile_value(rng)}', 1)
@@ -116,8 +141,11 @@ def _random_bytes(rng: random.Random) -> bytes:
 def hostile_line(rng: random.Random, number: int) -> bytes:
     """One line (no newline in it) for input line ``number``."""
     roll = rng.random()
-    if roll < 0.15:
+    if roll < 0.12:
         line: str | bytes = json.dumps(valid_request(number, request_id=rng.choice(_IDS)))
+    elif roll < 0.18:
+        vendors = rng.choice(_VENDOR_LISTS)
+        line = json.dumps(fanout_request(number, request_id=rng.choice(_IDS), vendors=vendors))
     elif roll < 0.50:
         line = _with_field(rng, number)
     elif roll < 0.60:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from router.batch.fanout_lines import decode_request, encode_request
 from router.batch.input import MAX_LINE_BYTES, BatchInput, BatchItem
 from router.batch.output import error_row, row_text
 from router.jsonl import loads
@@ -122,7 +123,7 @@ def check_hostile_file(path: Path, lines: list[bytes]) -> int:
         assert (item.request is None) != (item.error is None)
         if item.request is not None:
             assert item.request.request_id == item.request_id
-            item.request.model_dump_json()
+            assert decode_request(*encode_request(item.request)) == item.request
         else:
             assert item.error is not None
             row = loads(row_text(error_row(item.line, item.request_id, item.error)))
