@@ -19,6 +19,10 @@ Shares and what they are shares of:
 
 Each group also keeps what its answers cost per cited source (:mod:`als.cost`), reported on
 request (``to_dict(cost=True)``, ``grounding-router als --cost-per-source``).
+
+A fan-out row (one question sent to several providers) counts as one row per provider it asked,
+each under its own vendor (:mod:`als.fanout_rows`); the report also keeps how far the providers
+of those rows cite the same sources (:mod:`als.overlap`, ``grounding-router als --overlap``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ from als.als_ambient_utils import (
     split_redirect_citations,
 )
 from als.cost import SourceCost
+from als.fanout_rows import provider_rows
+from als.overlap import ProviderOverlap
 from router.jsonl import UnreadableLineError, loads, read_lines
 
 __all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
@@ -211,6 +217,8 @@ class ALSReport:
     failed: int = 0
     unreadable_lines: int = 0
     """Lines that are not batch output rows (a partial last line of a killed run, stray text)."""
+    overlap: ProviderOverlap = field(default_factory=ProviderOverlap)
+    """How far the providers of the fan-out rows cite the same sources."""
 
     @property
     def rows(self) -> int:
@@ -223,6 +231,7 @@ class ALSReport:
             "rows": self.rows,
             "answered": self.answered,
             "failed": self.failed,
+            "fanout_rows": self.overlap.fanout_rows,
             "unreadable_lines": self.unreadable_lines,
             "groups": [group.to_dict(top=top, cost=cost) for group in self.groups],
         }
@@ -236,7 +245,9 @@ def build_report(
 
     ``by`` names the group keys, any of ``vendor``, ``model`` and ``country`` in the order the
     groups should be labelled; an empty ``by`` puts every row in one group. A missing file raises
-    ``FileNotFoundError``; lines that are not rows are counted in ``unreadable_lines``.
+    ``FileNotFoundError``; lines that are not rows are counted in ``unreadable_lines``. A
+    fan-out row counts once per provider it asked (``rows``, ``answered`` and ``failed`` count
+    those), and adds to ``overlap``.
     """
     keys = _check_keys(by)
     rows: Iterable[object] = (
@@ -244,27 +255,30 @@ def build_report(
     )
     groups: dict[GroupKey, GroupReport] = {}
     report = ALSReport(by=keys, groups=[])
-    for row in rows:
-        outcome = _outcome(row)
-        if outcome is None or not isinstance(row, Mapping):
-            report.unreadable_lines += 1
-            continue
-        key = tuple((name, _group_value(row, name)) for name in keys)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = GroupReport(key=key)
-        if outcome:
-            report.answered += 1
-            group._add_response(row["response"], _group_value(row, "country"))
-        else:
-            report.failed += 1
-            group._add_failure(row.get("error"))
+    for line in rows:
+        report.overlap.add(line)
+        for row in provider_rows(line):
+            outcome = _outcome(row)
+            if outcome is None or not isinstance(row, Mapping):
+                report.unreadable_lines += 1
+                continue
+            key = tuple((name, _group_value(row, name)) for name in keys)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = GroupReport(key=key)
+            if outcome:
+                report.answered += 1
+                group._add_response(row["response"], _group_value(row, "country"))
+            else:
+                report.failed += 1
+                group._add_failure(row.get("error"))
     report.groups = sorted(groups.values(), key=_group_order)
     log.info(
         "als_report_built",
         rows=report.rows,
         answered=report.answered,
         failed=report.failed,
+        fanout_rows=report.overlap.fanout_rows,
         groups=len(report.groups),
         unreadable_lines=report.unreadable_lines,
     )

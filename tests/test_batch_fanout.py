@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from router.batch import run_batch
+from router.cli import main
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
@@ -163,6 +164,31 @@ def test_the_summary_counts_rows_once_and_each_providers_call(
     # Answers cost, and so do the answers REQUIRED grounding rejected.
     spent = {entry["vendor"]: entry["responses"] for entry in summary.cost.by_vendor}
     assert spent == {"openai": calls["openai", "ok"] + 4, "vertex": calls["vertex", "ok"]}
+
+
+def test_als_counts_each_provider_and_their_overlap(
+    emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ALS over the output: every provider's answers under its vendor; the pair's overlap."""
+    expected = write_plan(tmp_path / "in.jsonl", 20)
+    out = tmp_path / "out.jsonl"
+    run_batch(tmp_path / "in.jsonl", out, settings=settings_for(emulator))
+    capsys.readouterr()  # the run's log lines
+    calls: Counter[tuple[str, str]] = Counter()
+    for plan in expected.values():
+        calls.update(plan["providers"].items())
+    assert main(["als", str(out), "--by", "vendor", "--json"]) == 0
+    groups = {g["key"]["vendor"]: g for g in json.loads(capsys.readouterr().out)["groups"]}
+    assert groups["openai"]["responses"] == calls["openai", "ok"]
+    assert groups["vertex"]["responses"] == calls["vertex", "ok"]
+    assert groups["vertex"]["failures"]["by_type"] == {"ProviderTransientError": 4}
+    assert main(["als", str(out), "--overlap", "--json"]) == 0
+    (pair,) = json.loads(capsys.readouterr().out)["pairs"]
+    assert pair["providers"] == PAIR
+    assert pair["questions"] == 16
+    assert pair["both_answered"] == 8  # lines 1 and 2 of every five lose one provider
+    assert pair["domain_questions"] == 8
+    assert 0.0 <= pair["mean_domain_jaccard"] <= 1.0
 
 
 def test_worker_processes_route_fanout_lines(emulator: Emulator, tmp_path: Path) -> None:

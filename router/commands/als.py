@@ -26,6 +26,13 @@ redirect link was returned (Vertex's vertexaisearch.cloud.google.com). Those are
 and never in the TLD or domain shares. Failed rows are listed per group by error type, so
 REQUIRED grounding failures stay visible.
 
+With --overlap it reports instead how far providers cite the same sources, over the fan-out
+rows of the batch (lines with "vendors": one question, several providers): per pair of
+providers, the questions both were asked and both answered, the mean per-question Jaccard
+overlap of their cited domains and of their cited URLs, and the Jaccard overlap of all the
+domains each cited; --png then draws it as a heat map. Outside --overlap, each provider's
+outcome in a fan-out row counts as a row of its own vendor.
+
 Google's terms for grounded results restrict automated collection and analysis of grounded
 results: read the README section "Google's terms for grounded results" before running this over
 Vertex output.
@@ -35,6 +42,7 @@ examples:
   grounding-router als out.jsonl --by vendor,country --top 10
   grounding-router als out.jsonl --json > als.json
   grounding-router als out.jsonl --cost-per-source
+  grounding-router als out.jsonl --overlap --png overlap.png
   grounding-router als shards/            (the -o directory of batch --engine ray)
   grounding-router als out.jsonl --png als.png   (needs pip install 'grounding-router[charts]')"""
 
@@ -76,10 +84,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "cost split evenly over the sources it cites, per group and per domain",
     )
     parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="report how far providers cite the same sources over the batch's fan-out rows, "
+        "per pair of providers (instead of the per-group report)",
+    )
+    parser.add_argument(
         "--png",
         type=Path,
         metavar="FILE",
-        help="also draw the TLD share per group as a PNG bar chart (needs the charts extra)",
+        help="also draw the TLD share per group as a PNG bar chart, or with --overlap the "
+        "overlap as a heat map (needs the charts extra)",
     )
     parser.set_defaults(run=run)
 
@@ -128,10 +143,12 @@ def run(args: argparse.Namespace) -> int:
         )
         return ExitCode.BAD_INPUT
     if args.png is not None:
-        code = _write_chart(report, args.png, args.top)
+        code = _write_chart(report, args.png, args.top, overlap=args.overlap)
         if code != ExitCode.OK:
             return code
-    if args.json:
+    if args.overlap:
+        _print_overlap(report, as_json=args.json)
+    elif args.json:
         from router.terminal import json_for_terminal
 
         text = json.dumps(
@@ -145,11 +162,27 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _write_chart(report: ALSReport, path: Path, top: int) -> ExitCode:
+def _print_overlap(report: ALSReport, *, as_json: bool) -> None:
+    if as_json:
+        from router.terminal import json_for_terminal
+
+        text = json.dumps(report.overlap.to_dict(), indent=2, ensure_ascii=False)
+        print(json_for_terminal(text))
+    else:
+        from als.overlap_table import print_overlap
+
+        print_overlap(report.overlap)
+
+
+def _write_chart(report: ALSReport, path: Path, top: int, *, overlap: bool) -> ExitCode:
     from als.chart import ChartsUnavailableError, write_chart
+    from als.heatmap import write_heatmap
 
     try:
-        write_chart(report, path, top=top)
+        if overlap:
+            write_heatmap(report.overlap, path)
+        else:
+            write_chart(report, path, top=top)
     except ChartsUnavailableError as exc:
         print(f"grounding-router als: {exc}", file=sys.stderr)
         return ExitCode.NOT_AVAILABLE

@@ -290,6 +290,7 @@ def test_report_logs_its_counts() -> None:
             "rows": 10,
             "answered": 6,
             "failed": 4,
+            "fanout_rows": 0,
             "groups": 6,
             "unreadable_lines": 1,
         }
