@@ -1,7 +1,8 @@
 """The columns rows travel in between the stages of a Ray batch job, and how values are encoded.
 
 A block read from the input holds, per line, its ``request_id`` and line number and either the
-request to route or, for a line that is no request, its finished error row. A block leaving the
+request to route (one provider's, or a line asking several: ``fanout`` says which) or, for a
+line that is no request, its finished error row. A block leaving the
 actors holds finished rows only. Rows travel as the bytes of their output line, so the file a
 shard ends in holds exactly what the local engine would have written (an Arrow string could not
 hold the lone surrogates a provider's JSON escape may put into an answer).
@@ -13,11 +14,13 @@ import pickle
 
 import pyarrow as pa
 
+from router.batch import fanout_lines
+from router.batch.fanout_lines import BatchRequest
 from router.batch.stats import RowFacts
-from router.types import LLMRequest
 
 __all__ = [
     "FACTS",
+    "FANOUT",
     "INPUT_SCHEMA",
     "LINE",
     "OUTPUT_SCHEMA",
@@ -37,12 +40,14 @@ LINE = "line"
 REQUEST = "request"
 ROW = "row"
 FACTS = "facts"
+FANOUT = "fanout"
 
 INPUT_SCHEMA = pa.schema(
     [
         pa.field(REQUEST_ID, pa.binary(), nullable=False),  # see encode_id
         pa.field(LINE, pa.int64(), nullable=False),
         pa.field(REQUEST, pa.binary()),  # the request to route, or null for a finished row
+        pa.field(FANOUT, pa.bool_()),  # whether the request asks several providers
         pa.field(ROW, pa.binary()),  # the finished row of a line that is no request
         pa.field(FACTS, pa.binary()),
     ]
@@ -70,13 +75,15 @@ def decode_id(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
-def encode_request(request: LLMRequest) -> bytes:
+def encode_request(request: BatchRequest) -> tuple[bytes, bool]:
+    """A request as its column holds it, and whether it is a fan-out (its own column)."""
     # The reader refuses (as an error row) any request that cannot be serialised this way.
-    return request.model_dump_json().encode("utf-8")
+    text, fanout = fanout_lines.encode_request(request)
+    return text.encode("utf-8"), fanout
 
 
-def decode_request(data: bytes) -> LLMRequest:
-    return LLMRequest.model_validate_json(data)
+def decode_request(data: bytes, fanout: bool) -> BatchRequest:
+    return fanout_lines.decode_request(data.decode("utf-8"), fanout)
 
 
 def encode_facts(facts: RowFacts) -> bytes:

@@ -15,9 +15,11 @@ from typing import Any
 import pyarrow as pa
 import structlog
 
-from router.batch.output import answer_row, error_row, line_bytes, row_text, unexpected_error
+from router.batch.fanout_lines import request_row, request_vendors
+from router.batch.output import error_row, line_bytes, row_text, unexpected_error
 from router.batch.ray_engine.blocks import (
     FACTS,
+    FANOUT,
     LINE,
     OUTPUT_SCHEMA,
     REQUEST,
@@ -61,11 +63,12 @@ class RouteRows:
         columns = batch.to_pydict()
         finished = await asyncio.gather(
             *(
-                self._finish(request_id, line, request, row, facts)
-                for request_id, line, request, row, facts in zip(
+                self._finish(request_id, line, request, row, facts, fanout=fanout)
+                for request_id, line, request, fanout, row, facts in zip(
                     columns[REQUEST_ID],
                     columns[LINE],
                     columns[REQUEST],
+                    columns[FANOUT],
                     columns[ROW],
                     columns[FACTS],
                     strict=True,
@@ -85,13 +88,15 @@ class RouteRows:
         request: bytes | None,
         row: bytes | None,
         facts: bytes | None,
+        *,
+        fanout: bool | None,
     ) -> _Finished:
         if request is None:  # a line that is no request: its error row was made on reading
             assert row is not None
             assert facts is not None
             return request_id, row, facts
         try:
-            parsed = decode_request(request)
+            parsed = decode_request(request, bool(fanout))
         except Exception as exc:  # cannot happen for what the reader encoded; costs one row
             log.exception("batch_row_failed", request_id=decode_id(request_id))
             failure = unexpected_error(exc)
@@ -100,9 +105,11 @@ class RouteRows:
         async with self._slot():
             if self._rate_limits is not None:
                 # The limiter lives with the driver: if it is gone, so is the job, and the
-                # error rightly ends this task instead of writing rows.
-                await self._rate_limits.acquire.remote(parsed.vendor)
-            text, counted = await answer_row(self._routing(), line, parsed)
+                # error rightly ends this task instead of writing rows. A line asking several
+                # vendors spends one request of each.
+                for vendor in request_vendors(parsed):
+                    await self._rate_limits.acquire.remote(vendor)
+            text, counted = await request_row(self._routing(), line, parsed)
         return request_id, line_bytes(text), encode_facts(counted)
 
     async def aclose(self) -> None:

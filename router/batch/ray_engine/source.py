@@ -71,13 +71,15 @@ def input_blocks(
 
 def _columns(item: BatchItem) -> dict[str, Any]:
     if item.error is None and item.request is not None:
+        request, fanout = encode_request(item.request)
         return {
             "request_id": encode_id(item.request_id),
             "line": item.line,
-            "request": encode_request(item.request),
+            "request": request,
+            "fanout": fanout,
         }
     assert item.error is not None  # the reader gives every line a request or an error
-    row = error_row(item.line, item.request_id, item.error, item.request)
+    row = error_row(item.line, item.request_id, item.error)
     return {
         "request_id": encode_id(item.request_id),
         "line": item.line,

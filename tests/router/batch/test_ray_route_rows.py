@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from router.batch.fanout_lines import fanout_request
 from router.batch.output import error_row, line_bytes, row_text
 from router.batch.ray_engine.blocks import INPUT_SCHEMA, encode_facts, encode_id, encode_request
 from router.batch.ray_engine.route_rows import RouteRows
@@ -36,11 +37,23 @@ def request(request_id: str, question: str) -> LLMRequest:
 
 
 def to_route(request_id: str, line: int, question: str) -> dict[str, Any]:
-    return {
-        "request_id": encode_id(request_id),
-        "line": line,
-        "request": encode_request(request(request_id, question)),
-    }
+    encoded, fanout = encode_request(request(request_id, question))
+    return {"request_id": encode_id(request_id), "line": line, "request": encoded, "fanout": fanout}
+
+
+def fanout_to_route(request_id: str, line: int, question: str) -> dict[str, Any]:
+    """A line asking openai and vertex at once, as the reader encodes it."""
+    item = fanout_request(
+        {
+            "request_id": request_id,
+            "vendors": ["openai", "vertex"],
+            "messages": [{"role": "user", "content": question}],
+            "grounded": True,
+            "grounding_mode": "REQUIRED",
+        }
+    )
+    encoded, fanout = encode_request(item)
+    return {"request_id": encode_id(request_id), "line": line, "request": encoded, "fanout": fanout}
 
 
 def finished_on_reading(request_id: str, line: int) -> dict[str, Any]:
@@ -88,6 +101,17 @@ async def test_every_row_comes_back_once_in_order(emulator: Emulator) -> None:
     ]
     outcomes = [pickle.loads(facts)[0] for facts in out.column("facts").to_pylist()]
     assert outcomes == ["ok", "required_failed", "provider_error", "bad_input"]
+
+
+async def test_a_fanout_line_is_one_row_with_every_providers_outcome(emulator: Emulator) -> None:
+    """A line asking several vendors comes back as one fan-out row, as the local engine's."""
+    out = await routed(
+        emulator, [fanout_to_route("both", 1, "Where is the Rhine? [[emulator:fault=500@vertex]]")]
+    )
+    (row,) = (json.loads(line) for line in out.column("row").to_pylist())
+    providers = row["fanout"]["providers"]
+    assert (row["ok"], providers["openai"]["ok"], providers["vertex"]["ok"]) == (True, True, False)
+    assert providers["vertex"]["error"]["type"] == "ProviderTransientError"
 
 
 async def test_an_undecodable_request_costs_its_row_only(emulator: Emulator) -> None:
