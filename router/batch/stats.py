@@ -212,7 +212,11 @@ class BatchStats:
     def merge(self, other: BatchStats) -> None:
         """Add the rows counted in ``other`` (a part of the same run, counted elsewhere)."""
         self.outcomes.update(other.outcomes)
+        self.fanout_rows += other.fanout_rows
+        for vendor, counts in other.provider_outcomes.items():
+            self.provider_outcomes.setdefault(vendor, Counter()).update(counts)
         self.required_reasons.update(other.required_reasons)
+        self.answers += other.answers
         self.grounded_answers += other.grounded_answers
         self.citations += other.citations
         self.domains.update(other.domains)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from router.batch.spend import Spend
-from router.batch.stats import BatchStats, RowFacts
+from router.batch.stats import BatchStats, CallFacts, RowFacts
 
 PRICED = Spend(
     vendor="openai", model="gpt-5", currency="USD", tokens=0.01, searches=0.02, total=0.03
@@ -11,18 +11,36 @@ PRICED = Spend(
 UNPRICED = Spend(vendor="vertex", model="gemini-2.5-flash")
 
 FACTS: list[RowFacts] = [
-    ("ok", None, True, ("bbc.co.uk", "dw.com"), 120.0, PRICED),
-    ("ok", None, False, (), 80.0, UNPRICED),
-    ("required_failed", "not_invoked", False, (), 0.0, PRICED),
-    ("required_failed", "no_citations", False, (), 0.0, UNPRICED),
-    ("provider_error", None, False, (), 0.0, None),
-    ("bad_input", "invalid_request", False, (), 0.0, None),
-    ("ok", None, True, ("dw.com",), 95.0, PRICED),
+    RowFacts(
+        "ok", (CallFacts("openai", "ok", None, True, ("bbc.co.uk", "dw.com"), 120.0, PRICED),)
+    ),
+    RowFacts("ok", (CallFacts("vertex", "ok", None, False, (), 80.0, UNPRICED),)),
+    RowFacts(
+        "required_failed",
+        (CallFacts("openai", "required_failed", "not_invoked", False, (), 0.0, PRICED),),
+    ),
+    RowFacts(
+        "required_failed",
+        (CallFacts("vertex", "required_failed", "no_citations", False, (), 0.0, UNPRICED),),
+    ),
+    RowFacts(
+        "provider_error", (CallFacts("vertex", "provider_error", None, False, (), 0.0, None),)
+    ),
+    RowFacts("bad_input", ()),
+    RowFacts("ok", (CallFacts("openai", "ok", None, True, ("dw.com",), 95.0, PRICED),)),
+    RowFacts(
+        "fanout_failed",
+        (
+            CallFacts("openai", "ok", None, True, ("dw.com",), 70.0, PRICED),
+            CallFacts("vertex", "provider_error", None, False, (), 0.0, None),
+        ),
+        fanout=True,
+    ),
 ]
 
 
 def test_merged_parts_equal_the_whole() -> None:
-    """Every count, domain, latency and spend of two parts merged equals one count of all."""
+    """Every count, call, domain, latency and spend of two parts merged equals one count of all."""
     whole, first, second = BatchStats(), BatchStats(), BatchStats()
     for number, facts in enumerate(FACTS):
         whole.record(facts)
