@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
-from support.emulated import cli_environment
+from support.emulated import batch_cli, batch_cli_killed_midway
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:
@@ -146,16 +144,6 @@ def test_worker_processes_give_the_same_rows(emulator: Emulator, tmp_path: Path)
     }
 
 
-def run_cli(emulator: Emulator, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "router.cli", "batch", *args, "--no-progress"],
-        env=cli_environment(emulator),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_killed_run_resumed_gives_every_id_once(
     workers: str, emulator: Emulator, tmp_path: Path
@@ -163,28 +151,13 @@ def test_killed_run_resumed_gives_every_id_once(
     """SIGKILL midway, then --resume: the same set of rows as an uninterrupted run."""
     expected = write_plan(tmp_path / "in.jsonl", 400)
     out = tmp_path / "out.jsonl"
-    emulator.latency_s = 0.02  # slow enough that the kill lands midway
-    emulator.clear_requests()
-    try:
-        process = run_cli(
-            emulator,
-            str(tmp_path / "in.jsonl"),
-            "-o",
-            str(out),
-            "--concurrency",
-            "8",
-            "--workers",
-            workers,
-        )
-        emulator.wait_for_requests(60, timeout=60)
-        process.kill()
-        process.communicate(timeout=30)
-        assert process.returncode == -signal.SIGKILL
-        done_before = len(rows_of(out)) if out.exists() else 0
-        assert done_before < len(expected)
-    finally:
-        emulator.latency_s = 0.0
-    resumed = run_cli(emulator, str(tmp_path / "in.jsonl"), "-o", str(out), "--resume")
+    source = str(tmp_path / "in.jsonl")
+    batch_cli_killed_midway(
+        emulator, source, "-o", str(out), "--concurrency=8", "--workers", workers, after_requests=60
+    )
+    done_before = len(rows_of(out)) if out.exists() else 0
+    assert done_before < len(expected)
+    resumed = batch_cli(emulator, str(tmp_path / "in.jsonl"), "-o", str(out), "--resume")
     stdout, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr
     assert "already done (resume)" in stdout
@@ -198,7 +171,7 @@ def test_sigint_flushes_and_exits_130(emulator: Emulator, tmp_path: Path) -> Non
     emulator.latency_s = 0.02
     emulator.clear_requests()
     try:
-        process = run_cli(emulator, str(tmp_path / "in.jsonl"), "-o", str(out))
+        process = batch_cli(emulator, str(tmp_path / "in.jsonl"), "-o", str(out))
         emulator.wait_for_requests(40, timeout=60)
         process.send_signal(signal.SIGINT)
         stdout, _ = process.communicate(timeout=60)
@@ -208,7 +181,7 @@ def test_sigint_flushes_and_exits_130(emulator: Emulator, tmp_path: Path) -> Non
     assert "batch summary (interrupted)" in stdout
     rows = rows_of(out)  # every line parses: no half-written row
     assert 0 < len(rows) < len(expected)
-    resumed = run_cli(emulator, str(tmp_path / "in.jsonl"), "-o", str(out), "--resume")
+    resumed = batch_cli(emulator, str(tmp_path / "in.jsonl"), "-o", str(out), "--resume")
     _, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr
     assert_matches_plan(out, expected, count_attempts=False)
@@ -218,7 +191,7 @@ def test_cli_summary_json(emulator: Emulator, tmp_path: Path) -> None:
     """--summary-json writes the counts the summary table shows."""
     expected = write_plan(tmp_path / "in.jsonl", 40)
     out, summary_file = tmp_path / "out.jsonl", tmp_path / "summary.json"
-    process = run_cli(
+    process = batch_cli(
         emulator, str(tmp_path / "in.jsonl"), "-o", str(out), "--summary-json", str(summary_file)
     )
     stdout, stderr = process.communicate(timeout=300)

@@ -10,9 +10,6 @@ a 429 on OpenAI once (retried), and lines of one provider among them.
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,7 +21,7 @@ from router.cli import main
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
-from support.emulated import cli_environment
+from support.emulated import batch_cli, batch_cli_killed_midway
 
 PAIR = ["openai", "vertex"]
 
@@ -203,16 +200,6 @@ def test_worker_processes_route_fanout_lines(emulator: Emulator, tmp_path: Path)
     assert set(summary.provider_outcomes) == set(PAIR)
 
 
-def run_cli(emulator: Emulator, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "router.cli", "batch", *args, "--no-progress"],
-        env=cli_environment(emulator),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_killed_fanout_run_resumed_gives_every_row_once(
     workers: str, emulator: Emulator, tmp_path: Path
@@ -220,19 +207,11 @@ def test_killed_fanout_run_resumed_gives_every_row_once(
     """SIGKILL of the CLI midway, then --resume: every line's row exactly once, as planned."""
     expected = write_plan(tmp_path / "in.jsonl", 200)
     source, out = str(tmp_path / "in.jsonl"), tmp_path / "out.jsonl"
-    emulator.latency_s = 0.02  # slow enough that the kill lands midway
-    emulator.clear_requests()
-    try:
-        process = run_cli(emulator, source, "-o", str(out), "--concurrency=8", "--workers", workers)
-        emulator.wait_for_requests(80, timeout=60)
-        process.kill()
-        process.communicate(timeout=30)
-        assert process.returncode == -signal.SIGKILL
-        done_before = len(rows_of(out)) if out.exists() else 0
-        assert done_before < len(expected)
-    finally:
-        emulator.latency_s = 0.0
-    resumed = run_cli(emulator, source, "-o", str(out), "--resume")
+    batch_cli_killed_midway(
+        emulator, source, "-o", str(out), "--concurrency=8", "--workers", workers, after_requests=80
+    )
+    assert (len(rows_of(out)) if out.exists() else 0) < len(expected)
+    resumed = batch_cli(emulator, source, "-o", str(out), "--resume")
     stdout, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr
     assert "already done (resume)" in stdout

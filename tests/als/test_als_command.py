@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from router.cli import main
+from support.charts import hide_matplotlib
 
 BATCH = Path(__file__).parents[1] / "data" / "als" / "batch_output.jsonl"
 
@@ -129,9 +129,7 @@ def test_png_without_matplotlib_says_how_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Without matplotlib, --png exits non-zero and names the charts extra."""
-    for name in [name for name in sys.modules if name.split(".")[0] == "matplotlib"]:
-        monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    hide_matplotlib(monkeypatch)
     code = main(["als", str(BATCH), "--png", str(tmp_path / "als.png")])
     assert code != 0
     assert "pip install 'grounding-router[charts]'" in capsys.readouterr().err

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from PIL import Image
 
 from als.chart import INSTALL_HINT, OWN_COLOUR, ChartsUnavailableError, write_chart
 from als.report import ALSReport, build_report
+from support.charts import colour_counts, hide_matplotlib
 
 BATCH = Path(__file__).parents[1] / "data" / "als" / "batch_output.jsonl"
 COUNTRIES = ["DE", "GB", "FR", "US", "RU", "JP", "BR", "IN", "ES", "IT", "NL", "PL"]
@@ -18,13 +18,6 @@ COUNTRIES = ["DE", "GB", "FR", "US", "RU", "JP", "BR", "IN", "ES", "IT", "NL", "
 
 def _rgb(colour: str) -> tuple[int, int, int]:
     return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
-
-
-def _colours(path: Path) -> dict[tuple[int, int, int], int]:
-    with Image.open(path) as image:
-        counts = image.convert("RGB").getcolors(maxcolors=1 << 24)
-    assert counts is not None
-    return {colour: count for count, colour in counts}
 
 
 def _own_colour_bands(path: Path) -> int:
@@ -72,7 +65,7 @@ def test_chart_of_one_group_opens(tmp_path: Path) -> None:
         width, height = image.size
     assert width >= 1000
     assert height >= 300
-    colours = _colours(path)
+    colours = colour_counts(path)
     assert len(colours) > 50  # bars, text and anti-aliasing, not a blank canvas
     assert colours.get(_rgb(OWN_COLOUR), 0) > 1000
 
@@ -113,9 +106,7 @@ def test_missing_matplotlib_names_the_extra(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without matplotlib, write_chart raises ChartsUnavailableError with the pip command."""
-    for name in [name for name in sys.modules if name.split(".")[0] == "matplotlib"]:
-        monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    hide_matplotlib(monkeypatch)
     with pytest.raises(ChartsUnavailableError, match=r"grounding-router\[charts\]"):
         write_chart(build_report(BATCH), tmp_path / "none.png")
     assert INSTALL_HINT == "pip install 'grounding-router[charts]'"

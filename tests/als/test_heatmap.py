@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,25 +13,19 @@ from als.chart import ChartsUnavailableError
 from als.heatmap import COLOUR_MAP, MISSING_COLOUR, write_heatmap
 from als.overlap import ProviderOverlap
 from als.report import build_report
+from support.charts import colour_counts, hide_matplotlib
+from support.fanout_rows import agreement_row
 
 
 def fanout_line(order: list[str], jaccard: float) -> dict[str, Any]:
     """A fan-out row where every pair of ``order`` agrees by ``jaccard`` on domains and URLs."""
     pairs = [[left, right] for n, left in enumerate(order) for right in order[n + 1 :]]
-    return {
-        "ok": True,
-        "fanout": {
-            "providers": {name: {"ok": True, "response": {}} for name in order},
-            "aggregate": {
-                "providers": order,
-                "agreement": [
-                    {"providers": pair, "domain_jaccard": jaccard, "url_jaccard": jaccard}
-                    for pair in pairs
-                ],
-                "cited_domains": {name: ["shared.example"] for name in order},
-            },
-        },
-    }
+    agreement = [
+        {"providers": pair, "domain_jaccard": jaccard, "url_jaccard": jaccard} for pair in pairs
+    ]
+    return agreement_row(
+        order, agreement, cited_domains={name: ["shared.example"] for name in order}
+    )
 
 
 def overlap(*providers: str, jaccard: float = 1.0) -> ProviderOverlap:
@@ -44,19 +37,12 @@ def _rgb(colour: tuple[float, ...]) -> tuple[int, int, int]:
     return red, green, blue
 
 
-def _colours(path: Path) -> dict[tuple[int, int, int], int]:
-    with Image.open(path) as image:
-        counts = image.convert("RGB").getcolors(maxcolors=1 << 24)
-    assert counts is not None
-    return {colour: count for count, colour in counts}
-
-
 def test_full_agreement_is_the_darkest_colour(tmp_path: Path) -> None:
     """Two providers that always agree: their cells in the darkest blue, the diagonal grey."""
     path = write_heatmap(overlap("openai", "vertex"), tmp_path / "overlap.png")
     with Image.open(path) as image:
         assert image.format == "PNG"
-    colours = _colours(path)
+    colours = colour_counts(path)
     darkest = _rgb(colormaps[COLOUR_MAP](1.0))
     grey = (int(MISSING_COLOUR[1:3], 16), int(MISSING_COLOUR[3:5], 16), int(MISSING_COLOUR[5:], 16))
     assert colours.get(darkest, 0) > 1000
@@ -91,9 +77,7 @@ def test_missing_matplotlib_names_the_extra(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without matplotlib, write_heatmap raises ChartsUnavailableError with the pip command."""
-    for name in [name for name in sys.modules if name.split(".")[0] == "matplotlib"]:
-        monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    hide_matplotlib(monkeypatch)
     with pytest.raises(ChartsUnavailableError, match=r"grounding-router\[charts\]"):
         write_heatmap(overlap("openai", "vertex"), tmp_path / "none.png")
     assert not (tmp_path / "none.png").exists()

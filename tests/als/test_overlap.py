@@ -29,6 +29,7 @@ from router.cli import main
 from router.errors import ProviderTransientError, RouterError
 from router.fanout import FanoutResult
 from router.types import LLMResponse
+from support.fanout_rows import agreement_row
 
 MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 
@@ -145,18 +146,7 @@ def test_each_providers_outcome_counts_under_its_vendor() -> None:
 def test_three_providers_give_three_pairs() -> None:
     """Pairs are named in order, whatever order each line listed its vendors in."""
     rows = [
-        {
-            "ok": True,
-            "fanout": {
-                "providers": {name: {"ok": True, "response": {}} for name in order},
-                "aggregate": {
-                    "providers": order,
-                    "agreement": [
-                        {"providers": [order[0], order[1]], "domain_jaccard": 1.0},
-                    ],
-                },
-            },
-        }
+        agreement_row(order, [{"providers": [order[0], order[1]], "domain_jaccard": 1.0}])
         for order in (["vertex", "openai", "anthropic"], ["openai", "anthropic", "vertex"])
     ]
     pairs = overlap_of(rows).to_dict()["pairs"]

@@ -8,13 +8,25 @@ that no credential leaks.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 from typing import Any
 
 from adapters.registry import PROVIDERS, vendors
 from router.emulated import EmulatorEndpoints, emulated_environment
+from router.emulator import Emulator
 from router.settings import RouterSettings
 
-__all__ = ["MODELS", "VENDORS", "cli_environment", "emulator_settings", "grounded_request"]
+__all__ = [
+    "MODELS",
+    "VENDORS",
+    "batch_cli",
+    "batch_cli_killed_midway",
+    "cli_environment",
+    "emulator_settings",
+    "grounded_request",
+]
 
 # Every registered vendor: a new registry row is routed by these suites without editing them.
 VENDORS: tuple[str, ...] = vendors()
@@ -58,3 +70,31 @@ def cli_environment(emulator: EmulatorEndpoints) -> dict[str, str]:
         "GROUNDING_ROUTER_RETRY_INITIAL_DELAY_S": "0",
         "GROUNDING_ROUTER_RETRY_MAX_DELAY_S": "0",
     }
+
+
+def batch_cli(emulator: EmulatorEndpoints, *args: str) -> subprocess.Popen[str]:
+    """``grounding-router batch ARGS --no-progress`` started against ``emulator``, pipes read."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "router.cli", "batch", *args, "--no-progress"],
+        env=cli_environment(emulator),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def batch_cli_killed_midway(emulator: Emulator, *args: str, after_requests: int) -> None:
+    """Run ``batch ARGS`` and SIGKILL it once ``emulator`` has seen ``after_requests`` requests.
+
+    Replies are slowed meanwhile so the kill lands midway, with calls still in flight.
+    """
+    emulator.latency_s = 0.02
+    emulator.clear_requests()
+    try:
+        process = batch_cli(emulator, *args)
+        emulator.wait_for_requests(after_requests, timeout=60)
+        process.kill()
+        process.communicate(timeout=30)
+        assert process.returncode == -signal.SIGKILL
+    finally:
+        emulator.latency_s = 0.0
