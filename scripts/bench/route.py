@@ -1,105 +1,105 @@
-"""What route() adds to a raw SDK call, and what `import router` costs beside `import openai`.
+"""What route() and aroute() cost per call beside the raw SDK, and what `import router` costs.
 
-Against the in-process emulator, for each vendor it times route() and the raw SDK call that the
-adapter makes for the same request (same client settings, same parameters), alternating the two
-so machine noise hits both alike, and prints median and p95 per call with the overhead. Then it
-times `import router` and `import openai` in fresh interpreters (median of runs).
-Targets: route() adds at most 10% to the raw SDK call; `import router` at most 10% of
-`import openai`.
+For every registered vendor, against the emulator running in a process of its own (so this
+process's CPU time is the client's alone), it times blocks of calls with distinct prompts, sync
+one after another (emulator latency 0) and async ``--concurrency`` at a time (emulator latency
+``--latency-ms``), each way in the same rounds (see calls.py):
 
-    .venv/bin/python scripts/bench/route.py [--calls N] [--latency-ms MS]
+- floor, default, raw response and generic post: the raw ways of baselines.py (the aiohttp or
+  ``http.client`` floor without any SDK; the SDK as its README shows it; the fast ways to drive
+  the same SDK). The cheapest SDK way of the run is "fastest raw SDK" below;
+- route() / aroute(): the router, which also extracts the citations, assembles and validates the
+  response, prices it and traces it (no tracer provider set: tracing off).
+
+It prints CPU µs and wall ms per call (medians over the rounds) and the router's CPU as a
+multiple of the floor, of the default SDK and of the fastest raw SDK. Then it times
+`import router` and `import openai` in fresh interpreters. Targets: the router's CPU per call
+at most 1.10x the fastest raw SDK's, for every vendor, sync and async; `import router` at most
+10% of `import openai`.
+
+    .venv/bin/python scripts/bench/route.py [--calls N] [--async-calls N] [--rounds N]
+        [--concurrency C] [--latency-ms MS]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
-from adapters.openai.request import build_response_params
-from adapters.vertex.clients import VertexClients, timeout_ms
-from adapters.vertex.request import build_config, build_contents, plan_steps
-from router.emulated import emulated_settings
-from router.emulator import Emulator
-from router.settings import RouterSettings
-from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the test suite
 
-QUESTION = "What is the capital of France?"
-MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
+from baselines import async_raw, sync_raw  # noqa: E402
+from calls import MODELS, Figures, async_rounds, requests_for, sync_rounds  # noqa: E402
+from targets import load_line, target  # noqa: E402
+
+from adapters.registry import vendors  # noqa: E402
+from router.emulated import emulated_settings  # noqa: E402
+from router.settings import RouterSettings  # noqa: E402
+from router.unified_llm_adapter import UnifiedLLMAdapter  # noqa: E402
+from support.emulator_process import emulator_process  # noqa: E402
+
+TARGET = 1.10
+RAW_FASTEST = ("default", "raw response", "generic post")
 
 
-def raw_call(vendor: str, request: LLMRequest, settings: RouterSettings) -> Callable[[], Any]:
-    """The SDK call the adapter makes for ``request``, without the router around it."""
-    if vendor == "openai":
-        from openai import OpenAI
-
-        client = OpenAI(
-            api_key=settings.openai_api_key.get_secret_value(),  # type: ignore[union-attr]
-            base_url=settings.openai_base_url,
-            max_retries=0,
+def bench_sync(
+    vendor: str, settings: RouterSettings, calls: int, rounds: int
+) -> dict[str, Figures]:
+    raw = sync_raw(vendor, settings)
+    model = MODELS[vendor]
+    with UnifiedLLMAdapter(settings) as router:
+        variants = {**raw.calls, "route()": router.route}
+        figures = sync_rounds(
+            variants,
+            lambda turn: requests_for(vendor, model, calls, start=(turn + 1) * calls),
+            rounds,
         )
-        params = build_response_params(request)
-        return lambda: client.responses.create(**params, timeout=settings.timeout_s)
-    vertex = VertexClients().sync_client(settings)
-    (step,) = plan_steps(request)
-    contents = build_contents(request, step)
-    # A pipeline without the router gets the SDK's parsed response (the adapter reads the body).
-    config = build_config(request, step, timeout_ms(settings.timeout_s)).model_copy(
-        update={"should_return_http_response": None}
+    raw.close()
+    return figures
+
+
+async def bench_async(
+    vendor: str, settings: RouterSettings, calls: int, rounds: int, concurrency: int
+) -> dict[str, Figures]:
+    raw = async_raw(vendor, settings)
+    model = MODELS[vendor]
+    async with UnifiedLLMAdapter(settings) as router:
+        variants = {**raw.calls, "aroute()": router.aroute}
+        figures = await async_rounds(
+            variants,
+            lambda turn: requests_for(vendor, model, calls, start=(turn + 1) * calls),
+            rounds,
+            concurrency,
+        )
+    await raw.aclose()
+    return figures
+
+
+def report(vendor: str, mode: str, figures: dict[str, Figures]) -> bool:
+    """Print one vendor's rows; the target line of the router's CPU against the fastest raw."""
+    routed = next(name for name in figures if name.endswith("()"))
+    fastest_name = min(
+        (name for name in RAW_FASTEST if name in figures), key=lambda n: figures[n].cpu_us
     )
-    return lambda: vertex.models.generate_content(
-        model=request.model, contents=contents, config=config
+    floor, default = figures["floor"].cpu_us, figures["default"].cpu_us
+    fastest = figures[fastest_name].cpu_us
+    for name, figure in figures.items():
+        mark = " (fastest raw SDK)" if name == fastest_name else ""
+        print(
+            f"{vendor:7} {mode:5} {name + mark:32} {figure.cpu_us:9.0f} {figure.wall_ms:9.2f} "
+            f"{figure.cpu_us / floor:8.2f} {figure.cpu_us / default:10.2f} "
+            f"{figure.cpu_us / fastest:10.2f}"
+        )
+    return target(
+        f"route: {vendor} {routed} CPU per call / fastest raw SDK ({mode})",
+        figures[routed].cpu_us / fastest,
+        TARGET,
     )
-
-
-def timed(call: Callable[[], Any]) -> float:
-    started = time.perf_counter()
-    call()
-    return (time.perf_counter() - started) * 1000
-
-
-def p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20, method="inclusive")[18]
-
-
-def bench_calls(calls: int, latency_s: float) -> bool:
-    ok = True
-    print(f"per-call latency against the emulator ({latency_s * 1000:.0f} ms), {calls} calls each")
-    print(f"{'vendor':7} {'what':10} {'median ms':>10} {'p95 ms':>8} {'overhead':>9}")
-    with Emulator(latency_s=latency_s) as emulator:
-        settings = emulated_settings(emulator)
-        with UnifiedLLMAdapter(settings) as router:
-            for vendor, model in MODELS.items():
-                request = LLMRequest.model_validate(
-                    {
-                        "vendor": vendor,
-                        "model": model,
-                        "messages": [{"role": "user", "content": QUESTION}],
-                        "grounded": True,
-                    }
-                )
-                raw = raw_call(vendor, request, settings)
-                for _ in range(20):  # warm-up: clients, pools, caches on both paths
-                    router.route(request)
-                    raw()
-                routed, direct = [], []
-                for _ in range(calls):
-                    routed.append(timed(lambda request=request: router.route(request)))
-                    direct.append(timed(raw))
-                overhead = statistics.median(routed) / statistics.median(direct) - 1
-                ok &= overhead <= 0.10
-                print(
-                    f"{vendor:7} {'route()':10} {statistics.median(routed):10.2f} "
-                    f"{p95(routed):8.2f} {overhead:8.1%}"
-                )
-                raw_median = statistics.median(direct)
-                print(f"{vendor:7} {'raw SDK':10} {raw_median:10.2f} {p95(direct):8.2f}")
-    return ok
 
 
 def import_ms(statement: str, runs: int = 7) -> float:
@@ -123,29 +123,49 @@ def bench_imports() -> bool:
     router_ms = import_ms("import router")
     openai_ms = import_ms("import openai")
     api_ms = import_ms("from router import route, LLMRequest")
-    ratio = router_ms / openai_ms
     print()
     print(f"{'import':40} {'median ms':>10} {'vs openai':>10}")
     print(f"{'import openai':40} {openai_ms:10.1f} {1:10.0%}")
-    print(f"{'import router':40} {router_ms:10.1f} {ratio:10.1%}")
+    print(f"{'import router':40} {router_ms:10.1f} {router_ms / openai_ms:10.1%}")
     print(f"{'from router import route, LLMRequest':40} {api_ms:10.1f} {api_ms / openai_ms:10.1%}")
-    print(
-        f"target: import router at most 10% of import openai: {'met' if ratio <= 0.1 else 'MISSED'}"
-    )
-    return ratio <= 0.10
+    return target("route: import router / import openai", router_ms / openai_ms, 0.10)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=200, help="timed calls per vendor and path")
-    parser.add_argument("--latency-ms", type=float, default=0.0, help="emulator latency")
+    parser.add_argument("--calls", type=int, default=200, help="sync calls per block")
+    parser.add_argument("--async-calls", type=int, default=500, help="async calls per block")
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per way")
+    parser.add_argument("--concurrency", type=int, default=50, help="async calls in flight")
+    parser.add_argument("--latency-ms", type=float, default=100.0, help="async emulator latency")
     args = parser.parse_args()
-    calls_ok = bench_calls(args.calls, args.latency_ms / 1000)
-    print(
-        f"target: route() adds at most 10% to the raw SDK call: {'met' if calls_ok else 'MISSED'}"
-    )
-    imports_ok = bench_imports()
-    return 0 if calls_ok and imports_ok else 1
+    ok = True
+    with (
+        emulator_process() as quick,
+        emulator_process("--latency-ms", str(args.latency_ms)) as slow,
+    ):
+        print(
+            f"CPU and wall time per call: sync {args.calls} calls per block against an emulator "
+            f"with no latency; async {args.async_calls} per block, {args.concurrency} in flight, "
+            f"{args.latency_ms:.0f} ms latency; medians of {args.rounds} rounds"
+        )
+        print(load_line())
+        print(
+            f"{'vendor':7} {'mode':5} {'way':32} {'CPU µs':>9} {'wall ms':>9} {'x floor':>8} "
+            f"{'x default':>10} {'x fastest':>10}"
+        )
+        for vendor in vendors():
+            figures = bench_sync(vendor, emulated_settings(quick), args.calls, args.rounds)
+            ok &= report(vendor, "sync", figures)
+            figures = asyncio.run(
+                bench_async(
+                    vendor, emulated_settings(slow), args.async_calls, args.rounds, args.concurrency
+                )
+            )
+            ok &= report(vendor, "async", figures)
+        print(load_line())
+    ok &= bench_imports()
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

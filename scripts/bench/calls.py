@@ -1,0 +1,129 @@
+"""Timing blocks of calls by the CPU they cost this process and by the wall clock.
+
+CPU time (``time.process_time``: every thread of this process, nothing of the emulator's, which
+runs in a process of its own) is the figure that holds on a shared machine; wall time is shown
+beside it. Variants are measured in rounds, each round timing every variant on the same
+requests in a rotated order, so load that comes and goes falls on all of them alike; the
+figures are medians over the rounds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, NamedTuple
+
+from targets import median
+
+from router.types import LLMRequest
+
+__all__ = ["Figures", "Timing", "async_rounds", "question", "requests_for", "sync_rounds"]
+
+SyncCall = Callable[[LLMRequest], Any]
+AsyncCall = Callable[[LLMRequest], Awaitable[Any]]
+MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
+
+
+class Timing(NamedTuple):
+    cpu_us: float
+    """CPU time of this process per call, µs."""
+    wall_ms: float
+    """Wall time per call (a block's wall time over its calls; with concurrency, per call)."""
+
+
+class Figures(NamedTuple):
+    """Medians over the rounds."""
+
+    cpu_us: float
+    wall_ms: float
+    rounds: list[Timing]
+
+
+def question(number: int) -> str:
+    return f"What changed in district {number}?"
+
+
+def requests_for(vendor: str, model: str, count: int, start: int = 0) -> list[LLMRequest]:
+    """``count`` grounded requests with distinct prompts (the emulator cites distinct pages)."""
+    return [
+        LLMRequest.model_validate(
+            {
+                "vendor": vendor,
+                "model": model,
+                "messages": [{"role": "user", "content": question(number)}],
+                "grounded": True,
+            }
+        )
+        for number in range(start, start + count)
+    ]
+
+
+def _block(cpu: float, wall: float, calls: int) -> Timing:
+    return Timing(cpu / calls * 1e6, wall / calls * 1e3)
+
+
+def time_sync(call: SyncCall, requests: Sequence[LLMRequest]) -> Timing:
+    cpu, wall = time.process_time(), time.perf_counter()
+    for request in requests:
+        call(request)
+    return _block(time.process_time() - cpu, time.perf_counter() - wall, len(requests))
+
+
+async def time_async(call: AsyncCall, requests: Sequence[LLMRequest], concurrency: int) -> Timing:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(request: LLMRequest) -> None:
+        async with gate:
+            await call(request)
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    await asyncio.gather(*(one(request) for request in requests))
+    return _block(time.process_time() - cpu, time.perf_counter() - wall, len(requests))
+
+
+def _rotated(names: list[str], turn: int) -> list[str]:
+    shift = turn % len(names)
+    return names[shift:] + names[:shift]
+
+
+def _figures(timings: dict[str, list[Timing]]) -> dict[str, Figures]:
+    return {
+        name: Figures(median(t.cpu_us for t in rounds), median(t.wall_ms for t in rounds), rounds)
+        for name, rounds in timings.items()
+    }
+
+
+def sync_rounds(
+    variants: dict[str, SyncCall], make_requests: Callable[[int], list[LLMRequest]], rounds: int
+) -> dict[str, Figures]:
+    """Each variant on ``make_requests(round)``, once untimed to warm up, then ``rounds`` times."""
+    names = list(variants)
+    warm = make_requests(-1)
+    for name in names:
+        time_sync(variants[name], warm)
+    timings: dict[str, list[Timing]] = {name: [] for name in names}
+    for turn in range(rounds):
+        requests = make_requests(turn)
+        for name in _rotated(names, turn):
+            timings[name].append(time_sync(variants[name], requests))
+    return _figures(timings)
+
+
+async def async_rounds(
+    variants: dict[str, AsyncCall],
+    make_requests: Callable[[int], list[LLMRequest]],
+    rounds: int,
+    concurrency: int,
+) -> dict[str, Figures]:
+    """The async twin of :func:`sync_rounds`, ``concurrency`` calls in flight."""
+    names = list(variants)
+    warm = make_requests(-1)
+    for name in names:
+        await time_async(variants[name], warm, concurrency)
+    timings: dict[str, list[Timing]] = {name: [] for name in names}
+    for turn in range(rounds):
+        requests = make_requests(turn)
+        for name in _rotated(names, turn):
+            timings[name].append(await time_async(variants[name], requests, concurrency))
+    return _figures(timings)
