@@ -31,7 +31,7 @@ pytest: $(DEV_STAMP)
 	$(BIN)/pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 bench: $(DEV_STAMP)
-	@for script in scripts/bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python scripts/bench/run_all.py $(BENCH_ARGS)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

@@ -22,7 +22,6 @@ __all__ = ["Figures", "Timing", "async_rounds", "question", "requests_for", "syn
 
 SyncCall = Callable[[LLMRequest], Any]
 AsyncCall = Callable[[LLMRequest], Awaitable[Any]]
-MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 
 
 class Timing(NamedTuple):

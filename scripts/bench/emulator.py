@@ -25,6 +25,7 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from targets import load_line, state, target
 
 from router.emulator import Emulator
 
@@ -186,12 +187,12 @@ def main() -> int:
         for r in rows
         if r.name.startswith("emulator") and r.ideal_s == rows[0].ideal_s
     ]
+    print(load_line())
+    failures = sum(r.failures for r in rows)
+    ok = target(f"emulator: worst wall / ideal at c={c}", max(stated), TARGET_RATIO)
     held = peak >= options.wide
-    ok = max(stated) <= TARGET_RATIO and held and not any(r.failures for r in rows)
-    print(
-        f"worst emulator ratio at c={c}: {max(stated):.2f} (target <= {TARGET_RATIO}); "
-        f"{options.wide} in flight held: {held} -> {'OK' if ok else 'SLOW'}"
-    )
+    ok &= state("emulator: requests in flight at once", str(peak), f">= {options.wide}", held)
+    ok &= state("emulator: failed requests", str(failures), "0", not failures)
     return 0 if ok else 1
 
 

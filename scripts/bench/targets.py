@@ -1,9 +1,10 @@
 """One way for every bench to state a target: a line the summary of ``make bench`` collects.
 
 Each bench prints its own tables, then one ``target |`` line per target it measured:
-``target | <what> | <figure> | <limit> | met`` (or ``MISSED``). ``scripts/bench/run_all.py``
-runs every bench and puts those lines together in one table. The machine's load goes with
-every table, as the figures mean little without it on a shared machine.
+``target | <what> | <figure> | <limit> | met`` (or ``MISSED``) ``| load <1-minute average>``.
+``scripts/bench/run_all.py`` runs every bench and puts those lines together in one table. The
+machine's load goes with every table and every target line, as the figures mean little without
+it on a shared machine.
 """
 
 from __future__ import annotations
@@ -19,15 +20,14 @@ PREFIX = "target | "
 
 def target(what: str, figure: float, limit: float, unit: str = "x") -> bool:
     """Print the target line of ``what`` (met when ``figure`` is at most ``limit``)."""
-    met = figure <= limit
-    verdict = "met" if met else "MISSED"
-    print(f"{PREFIX}{what} | {figure:.3g}{unit} | <= {limit:g}{unit} | {verdict}", flush=True)
-    return met
+    return state(what, f"{figure:.3g}{unit}", f"<= {limit:g}{unit}", figure <= limit)
 
 
 def state(what: str, figure: str, limit: str, met: bool) -> bool:
     """Print a target line whose figure is not a single number (a count, a yes or no)."""
-    print(f"{PREFIX}{what} | {figure} | {limit} | {'met' if met else 'MISSED'}", flush=True)
+    verdict = "met" if met else "MISSED"
+    load = os.getloadavg()[0]
+    print(f"{PREFIX}{what} | {figure} | {limit} | {verdict} | load {load:.2f}", flush=True)
     return met
 
 
