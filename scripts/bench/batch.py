@@ -1,24 +1,25 @@
-"""Batch throughput against the raw async SDK clients, with the ideal as the floor.
+"""Batch throughput against the aiohttp floor and the raw SDK, and the memory a run holds.
 
-For each vendor: N requests (REQUIRED grounding, distinct prompts) against an emulator with a
-fixed latency, at the same concurrency, each variant in a fresh process of its own:
+For each vendor with raw baselines (baselines.py): N requests (REQUIRED grounding, distinct
+prompts) against an emulator with a fixed latency, in a process of its own, at the same
+concurrency, each way in a fresh process of its own:
 
-- raw SDK: `openai.AsyncOpenAI` / `genai.Client(...).aio` as the SDKs make them by default
-  (openai on httpx2; google-genai on aiohttp, since aiohttp is installed, with `trust_env`),
-  sending the very requests the adapters send, bounded by a semaphore (no extraction, no
-  output file). The targets are read against this row;
-- raw, router's HTTP: the same on the transport the adapters choose (aiohttp for both, without
-  per-request proxy lookups when no proxy is set), so batch over this row is the router's own
-  cost;
-- batch: `run_batch` with one process;
-- batch --workers 2: worker processes, the parent writing the one output file;
-- 2 x batch, halves: two independent one-process runs at once, each on half the input at half
-  the concurrency, with nothing shared. This is the most two processes can give on this machine
-  (the emulator shares its cores), so it is the bound `--workers 2` is read against.
+- floor: the same bodies POSTed with one aiohttp session and their replies decoded with
+  ``json.loads``, bounded by a semaphore: what any Python client must pay at least;
+- default: the SDK exactly as its README shows it (default async client, typed response);
+- raw response / generic post: the fastest ways to drive the same SDK (its aiohttp transport,
+  the untyped body, one client reused); the cheaper of them is "fastest raw SDK";
+- batch: ``run_batch`` in one process (citations, validation, the output file, stats);
+- batch --workers 2: worker processes, the parent writing the one output file.
 
-It prints wall time, the ratio to the ideal (N x latency / concurrency) and to the raw SDK run,
-and peak RSS per process. The emulator runs in its own process. Targets: one process at most
-1.15x the raw SDK; two workers at most 0.65x the raw SDK; RSS under 300 MB per worker.
+It prints wall time, the ratios to the ideal (N x latency / concurrency), to the floor, to the
+default SDK and to the fastest raw SDK, and peak RSS per process. With several
+``--concurrency`` values the targets apply to the first; the others show the headroom.
+Targets: one process at most 1.25x the floor; two workers at most 1.15x the floor; peak RSS at
+most 150 MB per process.
+
+``--memory-sizes A,B``: peak RSS of one-process batches of A and B lines (openai, in fresh
+processes); target: the larger within 10% of the smaller, and each at most 150 MB.
 
 With ``--engine ray`` it compares the engines instead, for 2,000 and 10,000 requests (both
 vendors, one in 50 scripted to get a 429 answered on the retry): ``batch --workers 2`` against
@@ -26,7 +27,8 @@ vendors, one in 50 scripted to get a 429 answered on the retry): ``batch --worke
 each in a fresh process, and the provider calls the emulator saw. Targets: the Ray engine at
 most 1.5x the local engine's wall time at 10,000 requests; calls = requests + scripted retries.
 
-    .venv/bin/python scripts/bench/batch.py [--requests N] [--latency-ms MS] [--concurrency C]
+    .venv/bin/python scripts/bench/batch.py [--requests N] [--latency-ms MS]
+        [--concurrency C[,C...]] [--rounds N] [--memory-sizes A,B]
     .venv/bin/python scripts/bench/batch.py --engine ray [--sizes 2000,10000]
 """
 
@@ -48,20 +50,17 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the test suite
 
+from targets import load_line, state, target  # noqa: E402
+
+from adapters.registry import provider  # noqa: E402
 from support.emulator_process import EmulatorAddresses, emulator_process  # noqa: E402
 
-MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 TIMEOUT_S = 60
-VARIANTS = ("raw", "raw-tuned", "batch", "workers")
+RAW_WAYS = ("floor", "default", "raw response", "generic post")
+ROUTED = {"batch": "batch", "workers": "batch --workers 2"}
 ENGINE_VARIANTS = ("workers", "ray")
 RETRY_EVERY = 50  # one request in this many gets a 429 once
-NAMES = {
-    "raw": "raw async SDK",
-    "raw-tuned": "raw, router's HTTP",
-    "batch": "batch",
-    "workers": "batch --workers 2",
-    "halves": "2 x batch, halves",
-}
+ONE_PROCESS, TWO_WORKERS, RSS_MB, FLAT = 1.25, 1.15, 150.0, 1.10
 
 
 def settings_for(port: int, *, retry: bool = False) -> Any:
@@ -82,7 +81,7 @@ def write_input(path: Path, vendor: str, count: int) -> None:
             request = {
                 "request_id": f"{vendor}-{number}",
                 "vendor": vendor,
-                "model": MODELS[vendor],
+                "model": provider(vendor).default_model,
                 "messages": [{"role": "user", "content": f"What changed in district {number}?"}],
                 "grounded": True,
                 "grounding_mode": "REQUIRED",
@@ -90,81 +89,36 @@ def write_input(path: Path, vendor: str, count: int) -> None:
             handle.write(json.dumps(request) + "\n")
 
 
-async def raw_sdk(source: Path, port: int, concurrency: int, *, tuned: bool) -> None:
-    """The adapters' requests sent straight through the async SDK clients.
+def raw_ways(vendor: str) -> list[str]:
+    """The raw ways baselines.py has for ``vendor``, the floor first."""
+    from baselines import async_raw
 
-    Not ``tuned``: each client as the SDK makes it by default (httpx2 for openai; aiohttp with
-    ``trust_env`` for google-genai, as aiohttp is installed). ``tuned``: on the transport the
-    adapters use, so that the difference to the batch is the router's own work.
-    """
-    from adapters.openai.request import build_response_params
-    from adapters.vertex.clients import VertexClients, timeout_ms
-    from adapters.vertex.request import build_config, build_contents, plan_steps
-    from router.emulated import EMULATOR_API_KEY
+    async def names() -> list[str]:
+        callers = async_raw(vendor, settings_for(1))  # made, never called
+        await callers.aclose()
+        return list(callers.calls)
+
+    found = asyncio.run(names())
+    return [way for way in RAW_WAYS if way in found]
+
+
+async def raw(way: str, source: Path, port: int, concurrency: int) -> None:
+    """Every request of ``source`` sent the raw ``way`` of baselines.py, ``concurrency`` at once."""
+    from baselines import async_raw
+
     from router.types import LLMRequest
 
-    settings = settings_for(port)
     requests = [LLMRequest.model_validate_json(line) for line in source.read_text().splitlines()]
+    callers = async_raw(requests[0].vendor, settings_for(port))
+    call = callers.calls[way]
     gate = asyncio.Semaphore(concurrency)
-    if requests[0].vendor == "openai":
-        from openai import AsyncOpenAI, DefaultAioHttpClient
 
-        client = AsyncOpenAI(
-            api_key=EMULATOR_API_KEY,
-            base_url=settings.openai_base_url,
-            max_retries=0,
-            **({"http_client": DefaultAioHttpClient()} if tuned else {}),
-        )
-
-        async def send(request: LLMRequest) -> None:
-            async with gate:
-                await client.responses.create(
-                    **build_response_params(request), timeout=settings.timeout_s
-                )
-
-        await asyncio.gather(*(send(r) for r in requests))
-        await client.close()
-        return
-    clients = VertexClients()  # closes its own clients; a default client is closed below
-    aio = clients.async_client(settings) if tuned else default_genai_client(settings).aio
-
-    async def send_vertex(request: LLMRequest) -> None:
-        (step,) = plan_steps(request)
+    async def send(request: LLMRequest) -> None:
         async with gate:
-            await aio.models.generate_content(
-                model=request.model,
-                contents=build_contents(request, step),
-                # The SDK's parsed response, as a pipeline without the router gets it.
-                config=build_config(request, step, timeout_ms(settings.timeout_s)).model_copy(
-                    update={"should_return_http_response": None}
-                ),
-            )
+            await call(request)
 
-    await asyncio.gather(*(send_vertex(r) for r in requests))
-    if not tuned:
-        await aio.aclose()
-    await clients.aclose()
-
-
-def default_genai_client(settings: Any) -> Any:
-    """``genai.Client`` for Vertex AI with the SDK's own transport; its retries off, as ours."""
-    from google import genai
-    from google.genai import types
-    from google.oauth2.credentials import Credentials
-
-    from adapters.vertex.clients import timeout_ms
-
-    return genai.Client(
-        vertexai=True,
-        project=settings.google_cloud_project,
-        location=settings.google_cloud_location,
-        credentials=Credentials(token=settings.vertex_access_token.get_secret_value()),
-        http_options=types.HttpOptions(
-            base_url=settings.vertex_base_url,
-            timeout=timeout_ms(settings.timeout_s),
-            retry_options=types.HttpRetryOptions(attempts=1),
-        ),
-    )
+    await asyncio.gather(*(send(request) for request in requests))
+    await callers.aclose()
 
 
 def write_engine_input(path: Path, count: int) -> int:
@@ -177,7 +131,7 @@ def write_engine_input(path: Path, count: int) -> int:
             request = {
                 "request_id": f"r{number}",
                 "vendor": vendor,
-                "model": MODELS[vendor],
+                "model": provider(vendor).default_model,
                 "messages": [{"role": "user", "content": question}],
                 "grounded": True,
                 "grounding_mode": "REQUIRED",
@@ -217,15 +171,28 @@ def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict
     """Run one variant in this process; report wall time and peak RSS (self and children)."""
     if variant == "ray":
         return run_on_ray(source, port, concurrency)
-    started = time.perf_counter()
-    if variant in ("raw", "raw-tuned"):
-        asyncio.run(raw_sdk(source, port, concurrency, tuned=variant == "raw-tuned"))
+    # Start-up is not throughput: the SDK, aiohttp and the router are imported before the clock
+    # starts, for every way alike (worker processes of --workers 2 start within it).
+    import router.batch  # noqa: F401
+
+    with source.open() as lines:
+        raw_ways(json.loads(next(lines))["vendor"])  # makes (and closes) every raw client
+    started, cpu = time.perf_counter(), cpu_s()
+    if variant in RAW_WAYS:
+        asyncio.run(raw(variant, source, port, concurrency))
     else:
         run_to_the_end(source, port, concurrency, workers=2 if variant == "workers" else 1)
     wall = time.perf_counter() - started
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"wall_s": wall, "rss_mb": own, "worker_rss_mb": children}
+    return {"wall_s": wall, "cpu_s": cpu_s() - cpu, "rss_mb": own, "worker_rss_mb": children}
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process and its ended children (the workers of --workers 2)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def child_command(variant: str, source: Path, port: int, concurrency: int) -> list[str]:
@@ -266,96 +233,153 @@ def run_child(variant: str, source: Path, port: int, concurrency: int) -> dict[s
     return child_figures(child.returncode, child.stdout, child.stderr)
 
 
-def run_halves(source: Path, port: int, concurrency: int) -> dict[str, Any]:
-    """Two one-process batches at once, each on half of ``source``; the slower one's figures."""
-    lines = source.read_text().splitlines(keepends=True)
-    halves = [source.with_suffix(f".half{n}.jsonl") for n in (0, 1)]
-    for number, half in enumerate(halves):
-        half.write_text("".join(lines[number::2]))
-    children = [
-        subprocess.Popen(
-            child_command("batch", half, port, max(1, concurrency // 2)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=CHILD_ENV,
+class Run:
+    """The figures of every way for one vendor at one concurrency: the medians over rounds."""
+
+    def __init__(self, vendor: str, concurrency: int, ideal_s: float) -> None:
+        self.vendor, self.concurrency, self.ideal_s = vendor, concurrency, ideal_s
+        self.samples: dict[str, list[dict[str, Any]]] = {}
+
+    @property
+    def figures(self) -> dict[str, dict[str, Any]]:
+        """Per way, its round of median wall time (peak RSS from the same round)."""
+        return {
+            way: sorted(runs, key=lambda figures: figures["wall_s"])[(len(runs) - 1) // 2]
+            for way, runs in self.samples.items()
+        }
+
+    def wall(self, way: str) -> float:
+        return float(self.figures[way]["wall_s"])
+
+    def fastest_raw(self) -> str:
+        return min((way for way in self.figures if way in RAW_WAYS[1:]), key=self.wall)
+
+    def print_rows(self) -> None:
+        floor, default = self.wall("floor"), self.wall("default")
+        fastest = self.fastest_raw()
+        for way, figures in self.figures.items():
+            name = ROUTED.get(way, way) + (" (fastest raw SDK)" if way == fastest else "")
+            worker_mb = f"{figures['worker_rss_mb']:9.0f}" if way == "workers" else f"{'-':>9}"
+            wall = figures["wall_s"]
+            print(
+                f"{self.vendor:7} {self.concurrency:4} {name:34} {wall:7.2f} "
+                f"{figures['cpu_s']:6.2f} {wall / self.ideal_s:7.2f} {wall / floor:7.2f} "
+                f"{wall / default:9.2f} {wall / self.wall(fastest):9.2f} "
+                f"{figures['rss_mb']:7.0f} {worker_mb}"
+            )
+
+    def targets(self, requests: int) -> bool:
+        floor = self.wall("floor")
+        where = f"{self.vendor} {requests} req c={self.concurrency}"
+        ok = target(f"batch: {where}, one process / floor", self.wall("batch") / floor, ONE_PROCESS)
+        ok &= target(
+            f"batch: {where}, --workers 2 / floor", self.wall("workers") / floor, TWO_WORKERS
         )
-        for half in halves
-    ]
-    outputs = [child.communicate() for child in children]
-    figures = [
-        child_figures(child.returncode, *output)
-        for child, output in zip(children, outputs, strict=True)
-    ]
-    return {
-        "wall_s": max(f["wall_s"] for f in figures),
-        "rss_mb": max(f["rss_mb"] for f in figures),
-        "worker_rss_mb": 0.0,
-    }
+        peak = max(
+            self.figures["batch"]["rss_mb"],
+            self.figures["workers"]["rss_mb"],
+            self.figures["workers"]["worker_rss_mb"],
+        )
+        return ok & target(f"batch: {where}, peak RSS per process", peak, RSS_MB, " MB")
+
+
+def compare_ways(requests: int, latency_ms: float, concurrencies: list[int], rounds: int) -> bool:
+    """The raw ways, batch and batch --workers 2, per vendor and concurrency, in rounds (each
+    round every way once, in an order rotated from the last), so load that comes and goes falls
+    on all of them alike."""
+    from baselines import covered
+
+    from adapters.registry import vendors
+
+    chosen, uncovered = covered(vendors())
+    if uncovered:
+        print(f"no raw baselines in baselines.py, so not measured: {', '.join(uncovered)}")
+    print(
+        f"{requests} requests per vendor, {latency_ms:.0f} ms latency, concurrency "
+        f"{', '.join(map(str, concurrencies))}; each way in a fresh process, medians of "
+        f"{rounds} round(s); wall and CPU time from after start-up (imports)"
+    )
+    print(load_line())
+    print(
+        f"{'vendor':7} {'c':>4} {'way':34} {'wall s':>7} {'CPU s':>6} {'x ideal':>7} "
+        f"{'x floor':>7} {'x default':>9} {'x fastest':>9} {'RSS MB':>7} {'worker MB':>9}"
+    )
+    ok = True
+    with (
+        emulator_process("--latency-ms", str(latency_ms)) as emulator,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        port = urlsplit(emulator.vertex_base_url).port
+        assert port is not None
+        for vendor in chosen:
+            source = Path(scratch) / f"{vendor}.jsonl"
+            write_input(source, vendor, requests)
+            for number, concurrency in enumerate(concurrencies):
+                run = Run(vendor, concurrency, requests * latency_ms / 1000 / concurrency)
+                ways = [*raw_ways(vendor), *ROUTED]
+                for turn in range(rounds):
+                    for way in ways[turn % len(ways) :] + ways[: turn % len(ways)]:
+                        figures = run_child(way, source, port, concurrency)
+                        run.samples.setdefault(way, []).append(figures)
+                run.samples = {way: run.samples[way] for way in ways}
+                run.print_rows()
+                if number == 0:
+                    ok &= run.targets(requests)
+    print(load_line())
+    return ok
+
+
+def compare_sizes(sizes: list[int], latency_ms: float, concurrency: int) -> bool:
+    """Peak RSS of a one-process batch per input size: memory must not grow with the input."""
+    print(f"peak RSS of one-process batches (openai, {latency_ms:.0f} ms, c={concurrency})")
+    print(f"{'lines':>8} {'wall s':>7} {'RSS MB':>7}")
+    peaks = []
+    with (
+        emulator_process("--latency-ms", str(latency_ms)) as emulator,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        port = urlsplit(emulator.vertex_base_url).port
+        assert port is not None
+        for size in sizes:
+            source = Path(scratch) / f"in-{size}.jsonl"
+            write_input(source, "openai", size)
+            figures = run_child("batch", source, port, concurrency)
+            peaks.append(figures["rss_mb"])
+            print(f"{size:8} {figures['wall_s']:7.2f} {figures['rss_mb']:7.0f}")
+    print(load_line())
+    ok = target(f"batch: peak RSS at {sizes[-1]} lines / at {sizes[0]}", peaks[-1] / peaks[0], FLAT)
+    return ok & target("batch: peak RSS, any size", max(peaks), RSS_MB, " MB")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000, help="requests per vendor")
     parser.add_argument("--latency-ms", type=float, default=100.0)
-    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--concurrency", default="64", help="one or more, comma-separated")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of every way (medians)")
+    parser.add_argument("--memory-sizes", help="input sizes whose peak RSS to compare: A,B")
     parser.add_argument("--engine", choices=["local", "ray"], default="local")
     parser.add_argument(
         "--sizes", default="2000,10000", help="with --engine ray: requests per comparison"
     )
-    parser.add_argument("--variant", choices=(*VARIANTS, "ray"), help=argparse.SUPPRESS)
+    parser.add_argument("--variant", choices=(*RAW_WAYS, *ROUTED, "ray"), help=argparse.SUPPRESS)
     parser.add_argument("--input", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.variant:  # a child run: one variant, its figures as JSON on stdout
-        print(json.dumps(run_variant(args.variant, args.input, args.port, args.concurrency)))
+        figures = run_variant(args.variant, args.input, args.port, int(args.concurrency))
+        print(json.dumps(figures))
         return 0
     if args.engine == "ray":
         sizes = [int(size) for size in args.sizes.split(",")]
-        return compare_engines(sizes, args.latency_ms, args.concurrency)
+        return compare_engines(sizes, args.latency_ms, int(args.concurrency))
 
-    ideal = args.requests * args.latency_ms / 1000 / args.concurrency
-    ok = True
-    print(
-        f"{args.requests} requests per vendor, {args.latency_ms:.0f} ms latency, concurrency "
-        f"{args.concurrency}: ideal {ideal:.2f} s"
-    )
-    print(
-        f"{'vendor':7} {'variant':18} {'wall s':>7} {'x ideal':>8} {'x raw':>6} "
-        f"{'RSS MB':>7} {'worker MB':>9}"
-    )
-    with (
-        emulator_process("--latency-ms", str(args.latency_ms)) as emulator,
-        tempfile.TemporaryDirectory() as scratch,
-    ):
-        port = urlsplit(emulator.vertex_base_url).port
-        assert port is not None
-        for vendor in MODELS:
-            source = Path(scratch) / f"{vendor}.jsonl"
-            write_input(source, vendor, args.requests)
-            results = {
-                variant: run_child(variant, source, port, args.concurrency) for variant in VARIANTS
-            }
-            results["halves"] = run_halves(source, port, args.concurrency)
-            raw = results["raw"]["wall_s"]
-            for variant, name in NAMES.items():
-                figures = results[variant]
-                worker_mb = figures["worker_rss_mb"] if variant == "workers" else 0.0
-                print(
-                    f"{vendor:7} {name:18} {figures['wall_s']:7.2f} "
-                    f"{figures['wall_s'] / ideal:8.2f} {figures['wall_s'] / raw:6.2f} "
-                    f"{figures['rss_mb']:7.0f} {worker_mb:9.0f}"
-                )
-            bound = results["workers"]["wall_s"] / results["halves"]["wall_s"]
-            print(f"{vendor:7} --workers 2 over the two-process bound: {bound:.2f}x")
-            ok &= results["batch"]["wall_s"] <= 1.15 * raw
-            ok &= results["workers"]["wall_s"] <= 0.65 * raw
-            ok &= max(results[v]["rss_mb"] for v in VARIANTS) < 300
-            ok &= results["workers"]["worker_rss_mb"] < 300
-    print(
-        "targets: batch <= 1.15x raw, workers <= 0.65x raw, RSS < 300 MB per process:",
-        "met" if ok else "MISSED",
-    )
+    concurrencies = [int(value) for value in args.concurrency.split(",")]
+    ok = compare_ways(args.requests, args.latency_ms, concurrencies, args.rounds)
+    if args.memory_sizes:
+        print()
+        sizes = [int(size) for size in args.memory_sizes.split(",")]
+        ok &= compare_sizes(sizes, args.latency_ms, concurrencies[-1])
     return 0 if ok else 1
 
 
@@ -397,13 +421,16 @@ def compare_engines(sizes: list[int], latency_ms: float, concurrency: int) -> in
                     f"{size:8} {name:18} {figures['wall_s']:7.2f} "
                     f"{figures['wall_s'] / local:8.2f} {cluster} {figures['calls']:7} {expected:8}"
                 )
-                ok &= figures["calls"] == expected
+                ok &= state(
+                    f"batch: {name} at {size}, provider calls",
+                    str(figures["calls"]),
+                    f"= {expected}",
+                    figures["calls"] == expected,
+                )
             if size == max(sizes):
-                ok &= results["ray"]["wall_s"] <= 1.5 * local
-    print(
-        f"targets: ray <= 1.5x local at {max(sizes)} requests, calls = requests + retries:",
-        "met" if ok else "MISSED",
-    )
+                ratio = results["ray"]["wall_s"] / local
+                ok &= target(f"batch: ray / local --workers 2 at {size}", ratio, 1.5)
+    print(load_line())
     return 0 if ok else 1
 
 

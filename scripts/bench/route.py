@@ -18,7 +18,7 @@ at most 1.10x the fastest raw SDK's, for every vendor, sync and async; `import r
 10% of `import openai`.
 
     .venv/bin/python scripts/bench/route.py [--calls N] [--async-calls N] [--rounds N]
-        [--concurrency C] [--latency-ms MS]
+        [--concurrency C] [--latency-ms MS] [--import-runs N] [--vendor V] [--mode sync|async]
 """
 
 from __future__ import annotations
@@ -119,10 +119,10 @@ def import_ms(statement: str, runs: int = 7) -> float:
     return statistics.median(times)
 
 
-def bench_imports() -> bool:
-    router_ms = import_ms("import router")
-    openai_ms = import_ms("import openai")
-    api_ms = import_ms("from router import route, LLMRequest")
+def bench_imports(runs: int) -> bool:
+    router_ms = import_ms("import router", runs)
+    openai_ms = import_ms("import openai", runs)
+    api_ms = import_ms("from router import route, LLMRequest", runs)
     print()
     print(f"{'import':40} {'median ms':>10} {'vs openai':>10}")
     print(f"{'import openai':40} {openai_ms:10.1f} {1:10.0%}")
@@ -139,6 +139,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per way")
     parser.add_argument("--concurrency", type=int, default=50, help="async calls in flight")
     parser.add_argument("--latency-ms", type=float, default=100.0, help="async emulator latency")
+    parser.add_argument("--import-runs", type=int, default=7, help="fresh interpreters each")
     parser.add_argument("--vendor", action="append", help="only this vendor (repeatable)")
     parser.add_argument("--mode", choices=("sync", "async"), help="only sync or only async calls")
     args = parser.parse_args()
@@ -177,7 +178,7 @@ def main() -> int:
                 ok &= report(vendor, "async", figures)
         print(load_line())
     if not args.vendor and not args.mode:
-        ok &= bench_imports()
+        ok &= bench_imports(args.import_runs)
     return 0 if ok else 1
 
 

@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 
 # Each bench with the options of the quick run; the order puts the per-call figures first.
 BENCHES: dict[str, tuple[str, ...]] = {
-    "route": ("--calls", "100", "--async-calls", "300", "--rounds", "3"),
+    "route": ("--calls", "100", "--async-calls", "300", "--rounds", "3", "--import-runs", "3"),
     "extract": ("--samples", "15"),
     "batch": ("--requests", "2000"),
     "stream": ("--runs", "15", "--repeats", "10"),
@@ -59,7 +59,8 @@ def run(bench: str, options: tuple[str, ...]) -> tuple[list[Line], int, float]:
             print(text, end="", flush=True)
             if text.startswith(PREFIX):
                 fields = [field.strip() for field in text[len(PREFIX) :].split("|")]
-                lines.append(Line(bench, *(fields + [""] * 5)[:5]))
+                what, figure, limit, verdict, load = (fields + [""] * 5)[:5]
+                lines.append(Line(bench, what, figure, limit, verdict, load.removeprefix("load ")))
     return lines, process.returncode, time.perf_counter() - started
 
 
@@ -67,11 +68,11 @@ def summary(lines: list[Line], failed: dict[str, int], seconds: dict[str, float]
     width = max([len(line.what) for line in lines] + [40])
     print()
     print(f"== summary: {len(lines)} targets, {sum(seconds.values()):.0f} s in all; {load_line()}")
-    print(f"{'bench':9} {'target':{width}} {'figure':>10} {'limit':>10} {'':6} {'load':>10}")
+    print(f"{'bench':9} {'target':{width}} {'figure':>10} {'limit':>10} {'':6} {'load':>6}")
     for line in lines:
         print(
             f"{line.bench:9} {line.what:{width}} {line.figure:>10} {line.limit:>10} "
-            f"{line.verdict:6} {line.load:>10}"
+            f"{line.verdict:6} {line.load:>6}"
         )
     for bench, status in failed.items():
         print(f"{bench:9} {'(the bench failed, exit status ' + str(status) + ')':{width}} FAILED")
