@@ -5,8 +5,10 @@ calls (grounded or not, with citations or not), or exactly one ``RouterError`` s
 reason, status code and the number of calls made. Transient faults appear twice: on every
 attempt (retries run out) and as ``*N`` (the call recovers). The retry layer's sleeps are
 recorded instead of waited; ``hang`` cells end at the request's short timeout, and
-pytest-timeout fails any cell that hangs past it. Nothing outside the ``RouterError`` tree may
-escape.
+pytest-timeout fails any cell that hangs past it. A cell that recovers after a deadline gives
+each attempt 1 s, not 0.5 s: its answered retry must fit in the same timeout, and on a machine
+loaded with other processes an answered call once took longer than 0.5 s. Nothing outside
+the ``RouterError`` tree may escape.
 """
 
 from __future__ import annotations
