@@ -10,6 +10,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 
+from adapters.registry import provider, vendors
 from router import __version__
 from router.commands import als, batch, compare, demo, extract, providers, route
 from router.commands import emulator as emulator_command
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grounding-router",
         description=(
-            "Grounded answers from OpenAI web search and Vertex AI Google Search, with uniform "
+            "Grounded answers from the web search of "
+            f"{', '.join(provider(vendor).label for vendor in vendors())}, with uniform "
             "citations and fail-closed REQUIRED grounding."
         ),
         epilog=_EPILOG,

@@ -20,10 +20,11 @@ from router.commands.exit_codes import ExitCode
 __all__ = ["DEMO_STEPS", "DemoStep", "register"]
 
 _DESCRIPTION = """\
-Route sample requests through both adapters against the built-in provider emulator (loopback,
-no keys, no network) and print each answer with its citations, then a TLD summary of all
-citations. To use the real services instead, set OPENAI_API_KEY, or GOOGLE_CLOUD_PROJECT with
-Application Default Credentials, and run `grounding-router route` or `batch`."""
+Route sample requests through every provider's adapter against the built-in provider emulator
+(loopback, no keys, no network) and print each answer with its citations, then a TLD summary of
+all citations. To use the real services instead, set a provider's settings (`grounding-router
+providers` lists them) and run `grounding-router route` or `batch`."""
+
 
 _ANSWER_SCHEMA = {
     "type": "object",
@@ -129,7 +130,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the ``demo`` subcommand."""
     parser = subparsers.add_parser(
         "demo",
-        help="route sample requests through both adapters against the built-in emulator",
+        help="route sample requests through every provider against the built-in emulator",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -158,12 +159,11 @@ def run(args: argparse.Namespace) -> int:
     with Emulator() as emulator:
         console.print(
             Text(
-                f"grounding-router demo: running against the built-in emulator at "
-                f"{emulator.openai_base_url} (OpenAI) and {emulator.vertex_base_url} (the "
-                "others). No keys, no network. For the real services set the provider's "
-                "key (OPENAI_API_KEY, GEMINI_API_KEY, PERPLEXITY_API_KEY, OPENROUTER_API_KEY, "
-                "or GOOGLE_CLOUD_PROJECT with Application Default Credentials) and use "
-                "`grounding-router route`.",
+                f"grounding-router demo: running against the built-in emulator on "
+                f"127.0.0.1:{emulator.port}, which speaks every provider's protocol "
+                f"({', '.join(provider(vendor).label for vendor in vendors())}). No keys, no "
+                "network. For the real services set a provider's settings (`grounding-router "
+                "providers` lists them) and use `grounding-router route`.",
                 style="bold",
             )
         )

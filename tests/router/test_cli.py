@@ -42,6 +42,17 @@ def test_top_level_help_lists_exit_codes(capsys: pytest.CaptureFixture[str]) -> 
     assert "3 REQUIRED grounding failed" in out
 
 
+def test_top_level_help_names_every_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    """The program's description names each registered provider, so a new row shows there."""
+    from adapters.registry import provider, vendors
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())  # argparse may wrap a label
+    for vendor in vendors():
+        assert provider(vendor).label in out
+
+
 def test_unknown_command_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     """An unknown subcommand exits 2 with argparse's message."""
     with pytest.raises(SystemExit) as exited:
