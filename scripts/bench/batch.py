@@ -43,9 +43,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the test suite
@@ -63,16 +63,22 @@ RETRY_EVERY = 50  # one request in this many gets a 429 once
 ONE_PROCESS, TWO_WORKERS, RSS_MB, FLAT = 1.25, 1.15, 150.0, 1.10
 
 
-def settings_for(port: int, *, retry: bool = False) -> Any:
-    """Settings for the emulator running in another process on ``port``.
+def settings_for(addresses: EmulatorAddresses, *, retry: bool = False) -> Any:
+    """Settings for the emulator (running in another process) at ``addresses``.
 
     ``retry``: a scripted 429 is retried at once, as its Retry-After of 0 says.
     """
     from router.emulated import emulated_settings
 
-    base = f"http://127.0.0.1:{port}"
     waits = {"retry_initial_delay_s": 0.0, "retry_max_delay_s": 0.0} if retry else {}
-    return emulated_settings(EmulatorAddresses(f"{base}/v1", base), timeout_s=TIMEOUT_S, **waits)
+    return emulated_settings(addresses, timeout_s=TIMEOUT_S, **waits)
+
+
+def addresses_of(emulator: Any) -> EmulatorAddresses:
+    """The addresses of a running emulator, in or out of this process."""
+    return EmulatorAddresses(
+        **{f.name: getattr(emulator, f.name) for f in fields(EmulatorAddresses)}
+    )
 
 
 def write_input(path: Path, vendor: str, count: int) -> None:
@@ -94,7 +100,8 @@ def raw_ways(vendor: str) -> list[str]:
     from baselines import async_raw
 
     async def names() -> list[str]:
-        callers = async_raw(vendor, settings_for(1))  # made, never called
+        unused = EmulatorAddresses(*["http://127.0.0.1:1"] * len(fields(EmulatorAddresses)))
+        callers = async_raw(vendor, settings_for(unused))  # made, never called
         await callers.aclose()
         return list(callers.calls)
 
@@ -102,14 +109,14 @@ def raw_ways(vendor: str) -> list[str]:
     return [way for way in RAW_WAYS if way in found]
 
 
-async def raw(way: str, source: Path, port: int, concurrency: int) -> None:
+async def raw(way: str, source: Path, emulator: EmulatorAddresses, concurrency: int) -> None:
     """Every request of ``source`` sent the raw ``way`` of baselines.py, ``concurrency`` at once."""
     from baselines import async_raw
 
     from router.types import LLMRequest
 
     requests = [LLMRequest.model_validate_json(line) for line in source.read_text().splitlines()]
-    callers = async_raw(requests[0].vendor, settings_for(port))
+    callers = async_raw(requests[0].vendor, settings_for(emulator))
     call = callers.calls[way]
     gate = asyncio.Semaphore(concurrency)
 
@@ -140,18 +147,20 @@ def write_engine_input(path: Path, count: int) -> int:
     return len(range(0, count, RETRY_EVERY))
 
 
-def run_on_ray(source: Path, port: int, concurrency: int) -> dict[str, Any]:
+def run_on_ray(source: Path, emulator: EmulatorAddresses, concurrency: int) -> dict[str, Any]:
     """The Ray engine on a local cluster started here: its start, then the job."""
     from router.batch.ray_engine.cluster import connect
 
     started = time.perf_counter()
     connect(None)
     cluster_s = time.perf_counter() - started
-    run_to_the_end(source, port, concurrency, engine="ray")
+    run_to_the_end(source, emulator, concurrency, engine="ray")
     return {"wall_s": time.perf_counter() - started, "cluster_s": cluster_s}
 
 
-def run_to_the_end(source: Path, port: int, concurrency: int, **options: Any) -> None:
+def run_to_the_end(
+    source: Path, emulator: EmulatorAddresses, concurrency: int, **options: Any
+) -> None:
     """``run_batch`` over ``source`` into a scratch file; every request must be answered."""
     from router.batch import run_batch
 
@@ -159,7 +168,7 @@ def run_to_the_end(source: Path, port: int, concurrency: int, **options: Any) ->
         summary = run_batch(
             source,
             Path(scratch) / "out.jsonl",
-            settings=settings_for(port, retry=True),
+            settings=settings_for(emulator, retry=True),
             concurrency=concurrency,
             **options,
         )
@@ -167,10 +176,12 @@ def run_to_the_end(source: Path, port: int, concurrency: int, **options: Any) ->
         raise SystemExit(f"not every request answered: {summary.outcomes}")
 
 
-def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict[str, Any]:
+def run_variant(
+    variant: str, source: Path, emulator: EmulatorAddresses, concurrency: int
+) -> dict[str, Any]:
     """Run one variant in this process; report wall time and peak RSS (self and children)."""
     if variant == "ray":
-        return run_on_ray(source, port, concurrency)
+        return run_on_ray(source, emulator, concurrency)
     # Start-up is not throughput: the SDK, aiohttp and the router are imported before the clock
     # starts, for every way alike (worker processes of --workers 2 start within it).
     import router.batch  # noqa: F401
@@ -179,9 +190,9 @@ def run_variant(variant: str, source: Path, port: int, concurrency: int) -> dict
         raw_ways(json.loads(next(lines))["vendor"])  # makes (and closes) every raw client
     started, cpu = time.perf_counter(), cpu_s()
     if variant in RAW_WAYS:
-        asyncio.run(raw(variant, source, port, concurrency))
+        asyncio.run(raw(variant, source, emulator, concurrency))
     else:
-        run_to_the_end(source, port, concurrency, workers=2 if variant == "workers" else 1)
+        run_to_the_end(source, emulator, concurrency, workers=2 if variant == "workers" else 1)
     wall = time.perf_counter() - started
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -195,7 +206,9 @@ def cpu_s() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def child_command(variant: str, source: Path, port: int, concurrency: int) -> list[str]:
+def child_command(
+    variant: str, source: Path, emulator: EmulatorAddresses, concurrency: int
+) -> list[str]:
     return [
         sys.executable,
         __file__,
@@ -203,8 +216,8 @@ def child_command(variant: str, source: Path, port: int, concurrency: int) -> li
         variant,
         "--input",
         str(source),
-        "--port",
-        str(port),
+        "--emulator",
+        json.dumps(asdict(emulator)),
         "--concurrency",
         str(concurrency),
     ]
@@ -221,10 +234,12 @@ def child_figures(returncode: int, stdout: str, stderr: str) -> dict[str, Any]:
     return figures
 
 
-def run_child(variant: str, source: Path, port: int, concurrency: int) -> dict[str, Any]:
+def run_child(
+    variant: str, source: Path, emulator: EmulatorAddresses, concurrency: int
+) -> dict[str, Any]:
     """One variant in a fresh process of its own; its figures."""
     child = subprocess.run(
-        child_command(variant, source, port, concurrency),
+        child_command(variant, source, emulator, concurrency),
         capture_output=True,
         text=True,
         check=False,
@@ -309,8 +324,6 @@ def compare_ways(requests: int, latency_ms: float, concurrencies: list[int], rou
         emulator_process("--latency-ms", str(latency_ms)) as emulator,
         tempfile.TemporaryDirectory() as scratch,
     ):
-        port = urlsplit(emulator.vertex_base_url).port
-        assert port is not None
         for vendor in chosen:
             source = Path(scratch) / f"{vendor}.jsonl"
             write_input(source, vendor, requests)
@@ -319,7 +332,7 @@ def compare_ways(requests: int, latency_ms: float, concurrencies: list[int], rou
                 ways = [*raw_ways(vendor), *ROUTED]
                 for turn in range(rounds):
                     for way in ways[turn % len(ways) :] + ways[: turn % len(ways)]:
-                        figures = run_child(way, source, port, concurrency)
+                        figures = run_child(way, source, emulator, concurrency)
                         run.samples.setdefault(way, []).append(figures)
                 run.samples = {way: run.samples[way] for way in ways}
                 run.print_rows()
@@ -338,12 +351,10 @@ def compare_sizes(sizes: list[int], latency_ms: float, concurrency: int) -> bool
         emulator_process("--latency-ms", str(latency_ms)) as emulator,
         tempfile.TemporaryDirectory() as scratch,
     ):
-        port = urlsplit(emulator.vertex_base_url).port
-        assert port is not None
         for size in sizes:
             source = Path(scratch) / f"in-{size}.jsonl"
             write_input(source, "openai", size)
-            figures = run_child("batch", source, port, concurrency)
+            figures = run_child("batch", source, emulator, concurrency)
             peaks.append(figures["rss_mb"])
             print(f"{size:8} {figures['wall_s']:7.2f} {figures['rss_mb']:7.0f}")
     print(load_line())
@@ -364,10 +375,11 @@ def main() -> int:
     )
     parser.add_argument("--variant", choices=(*RAW_WAYS, *ROUTED, "ray"), help=argparse.SUPPRESS)
     parser.add_argument("--input", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--emulator", type=json.loads, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.variant:  # a child run: one variant, its figures as JSON on stdout
-        figures = run_variant(args.variant, args.input, args.port, int(args.concurrency))
+        addresses = EmulatorAddresses(**args.emulator)
+        figures = run_variant(args.variant, args.input, addresses, int(args.concurrency))
         print(json.dumps(figures))
         return 0
     if args.engine == "ray":
@@ -410,7 +422,7 @@ def compare_engines(sizes: list[int], latency_ms: float, concurrency: int) -> in
             for variant in ENGINE_VARIANTS:
                 # A fresh emulator per run: its scripted 429s fire anew, its count starts at 0.
                 with Emulator(latency_s=latency_ms / 1000, log_limit=2 * expected) as emulator:
-                    figures = run_child(variant, source, emulator.port, concurrency)
+                    figures = run_child(variant, source, addresses_of(emulator), concurrency)
                     figures["calls"] = len(emulator.requests)
                 results[variant] = figures
             local = results["workers"]["wall_s"]
