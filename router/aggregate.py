@@ -1,20 +1,25 @@
 """The cross-provider view of citations: one entry per source, the providers that cite it.
 
-``aggregate(responses)`` takes the responses of several providers to the same question and
-gives one entry per canonical source (its ``dedup_key``), saying which providers cite it
-(``providers_cited``: their answer references it), which only found it in a search
-(``providers_seen``), each provider's rank and spans, and agreement figures per pair of
-providers: the Jaccard overlap of the sources they cite and of the domains they cite, and the
-sources only one provider cites. ``cited_domains`` lists each provider's cited domains, the sets
-the domain overlap compares: a redirect link whose true domain is unknown names only its
-redirector, so it is in no domain set (it still counts as a source of its own).
+``aggregate(outcomes)`` takes the outcomes of several providers asked the same question (each
+an answer, or the ``RouterError`` it failed with) and gives one entry per canonical source (its
+``dedup_key``), saying which providers cite it (``providers_cited``: their answer references
+it), which only found it in a search (``providers_seen``), each provider's rank and spans, and
+agreement figures per pair of providers: the Jaccard overlap of the sources they cite and of the
+domains they cite, and the sources only one provider cites. A provider that failed (a provider
+error, or REQUIRED grounding not met, even when its error keeps the rejected answer) adds
+nothing: no entry, no pair; ``providers`` lists those that answered. ``cited_domains`` lists
+each provider's cited domains, the sets the domain overlap compares: a redirect link whose true
+domain is unknown names only its redirector, so it is in no domain set (it still counts as a
+source of its own).
 
 Redirect links: Vertex and Gemini cite ``vertexaisearch.cloud.google.com`` links whose target
 cannot be known offline. Such a citation joins another provider's entry through its derived
 ``source_domain`` only: when its true domain is known (not the redirector's own) and another
 provider cites or found a URL on that domain, it joins the best-ranked such entry, and the entry
 is flagged ``matched_by: "domain"``. Otherwise it stays an entry of its own, keyed by its
-redirect link. A source without any URL (a cited document) is keyed by its domain label and
+redirect link. A pair's agreement figures are those of the two providers alone, joins
+included: which entry a redirect joins depends on who else was asked, but the figures of a
+pair never do. A source without any URL (a cited document) is keyed by its domain label and
 title.
 """
 
@@ -26,6 +31,7 @@ from itertools import combinations
 from typing import Any, Literal, TypedDict
 
 from router.citations import dedup_key, is_redirect_url, registrable_domain
+from router.errors import RouterError
 from router.types import Citation, LLMResponse, Span
 
 __all__ = ["Aggregate", "AggregateEntry", "Agreement", "aggregate"]
@@ -81,9 +87,25 @@ class Aggregate:
         }
 
 
-def aggregate(responses: Mapping[str, LLMResponse] | Iterable[LLMResponse]) -> Aggregate:
-    """The cross-provider aggregate of ``responses`` (a mapping by vendor, or responses)."""
-    by_vendor = _by_vendor(responses)
+def aggregate(
+    outcomes: Mapping[str, LLMResponse | RouterError] | Iterable[LLMResponse],
+) -> Aggregate:
+    """The cross-provider aggregate of ``outcomes`` (a mapping by vendor, or responses)."""
+    by_vendor = _by_vendor(outcomes)
+    ordered = sorted(_entries(by_vendor).values(), key=_entry_order)
+    providers = list(by_vendor)
+    domains = _cited_domains(by_vendor)
+    return Aggregate(
+        providers=providers,
+        entries=ordered,
+        agreement=_agreement(by_vendor, domains),
+        cited_by_one=_cited_by_one(providers, ordered),
+        cited_domains={vendor: sorted(found) for vendor, found in domains.items()},
+    )
+
+
+def _entries(by_vendor: Mapping[str, LLMResponse]) -> dict[str, AggregateEntry]:
+    """One entry per source the providers' answers name, redirects joined as the module says."""
     entries: dict[str, AggregateEntry] = {}
     pending: list[tuple[str, Citation]] = []  # redirect links that may join by domain
     for vendor, response in by_vendor.items():
@@ -98,23 +120,17 @@ def aggregate(responses: Mapping[str, LLMResponse] | Iterable[LLMResponse]) -> A
             _add(entries, joined, vendor, citation, "domain")
         else:
             _add(entries, _key(citation), vendor, citation, "url")
-    ordered = sorted(entries.values(), key=_entry_order)
-    providers = list(by_vendor)
-    domains = _cited_domains(by_vendor)
-    return Aggregate(
-        providers=providers,
-        entries=ordered,
-        agreement=_agreement(providers, domains, ordered),
-        cited_by_one=_cited_by_one(providers, ordered),
-        cited_domains={vendor: sorted(found) for vendor, found in domains.items()},
-    )
+    return entries
 
 
-def _by_vendor(responses: Mapping[str, LLMResponse] | Iterable[LLMResponse]) -> dict[str, Any]:
-    if isinstance(responses, Mapping):
-        return dict(responses)
+def _by_vendor(
+    outcomes: Mapping[str, LLMResponse | RouterError] | Iterable[LLMResponse],
+) -> dict[str, LLMResponse]:
+    """The answers by vendor; the providers that failed are left out."""
+    if isinstance(outcomes, Mapping):
+        return {v: o for v, o in outcomes.items() if isinstance(o, LLMResponse)}
     by_vendor: dict[str, LLMResponse] = {}
-    for response in responses:
+    for response in outcomes:
         if response.vendor in by_vendor:
             raise ValueError(f"two responses of {response.vendor!r}: aggregate one per provider")
         by_vendor[response.vendor] = response
@@ -227,24 +243,26 @@ def _jaccard(left: set[str], right: set[str]) -> float | None:
 
 
 def _agreement(
-    providers: Sequence[str],
-    cited_domains: Mapping[str, set[str]],
-    entries: Sequence[AggregateEntry],
+    by_vendor: Mapping[str, LLMResponse], cited_domains: Mapping[str, set[str]]
 ) -> list[Agreement]:
-    cited_keys = {
-        vendor: {entry["key"] for entry in entries if vendor in entry["providers_cited"]}
-        for vendor in providers
-    }
-    return [
-        Agreement(
-            providers=[left, right],
-            url_jaccard=_jaccard(cited_keys[left], cited_keys[right]),
-            domain_jaccard=_jaccard(cited_domains[left], cited_domains[right]),
-            shared_urls=len(cited_keys[left] & cited_keys[right]),
-            shared_domains=len(cited_domains[left] & cited_domains[right]),
+    """Per pair of providers, over the entries of the two alone (see the module)."""
+    pairs: list[Agreement] = []
+    for left, right in combinations(by_vendor, 2):
+        entries = _entries({left: by_vendor[left], right: by_vendor[right]}).values()
+        cited = {
+            vendor: {entry["key"] for entry in entries if vendor in entry["providers_cited"]}
+            for vendor in (left, right)
+        }
+        pairs.append(
+            Agreement(
+                providers=[left, right],
+                url_jaccard=_jaccard(cited[left], cited[right]),
+                domain_jaccard=_jaccard(cited_domains[left], cited_domains[right]),
+                shared_urls=len(cited[left] & cited[right]),
+                shared_domains=len(cited_domains[left] & cited_domains[right]),
+            )
         )
-        for left, right in combinations(providers, 2)
-    ]
+    return pairs
 
 
 def _cited_by_one(

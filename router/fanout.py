@@ -218,10 +218,7 @@ def _outcome_attributes(outcomes: Mapping[str, LLMResponse | RouterError]) -> di
 
 
 def _finished(outcomes: dict[str, LLMResponse | RouterError], require: Require) -> FanoutResult:
-    result = FanoutResult(
-        outcomes=outcomes,
-        aggregate=aggregate({v: o for v, o in outcomes.items() if isinstance(o, LLMResponse)}),
-    )
+    result = FanoutResult(outcomes=outcomes, aggregate=aggregate(outcomes))
     failed = result.errors
     if failed and (require == "all" or len(failed) == len(outcomes)):
         reasons = "; ".join(
