@@ -13,6 +13,7 @@ from router import (
     GroundingRequiredFailedError,
     LLMResponse,
     ProviderRequestError,
+    ProviderTransientError,
     RequestValidationError,
     UnifiedLLMAdapter,
 )
@@ -61,6 +62,23 @@ def test_every_registered_vendor_answers(router: UnifiedLLMAdapter) -> None:
     for vendor, response in result.responses.items():
         assert response.vendor == vendor
         assert response.grounded_effective
+
+
+@pytest.mark.parametrize("failing", vendors())
+def test_a_fault_on_one_vendor_leaves_every_other_answer(
+    failing: str, emulator: Emulator, router: UnifiedLLMAdapter
+) -> None:
+    """Every registered vendor asked, one failing with HTTP 500: the rest answer and aggregate."""
+    # Each vendor speaks the emulator API of its own name, so the fault reaches that vendor only.
+    question = f"What is the capital of France? [[emulator:fault=500@{failing}]]"
+    request = {**QUESTION, "messages": [{"role": "user", "content": question}]}
+    result = route_many(request, vendors(), router=router)
+    assert list(result.errors) == [failing]
+    assert isinstance(result.errors[failing], ProviderTransientError)
+    answered = [vendor for vendor in vendors() if vendor != failing]
+    assert list(result.responses) == answered
+    assert result.aggregate.providers == answered
+    assert {r.api for r in emulator.requests} == set(vendors())  # each vendor was called
 
 
 async def test_async_twin_gives_the_same_outcomes(router: UnifiedLLMAdapter) -> None:
