@@ -115,7 +115,9 @@ def build_response(
     if searched:
         usage["server_tool_use_details"] = {"web_search_requests": 1}
     return {
-        "id": f"gen-{created}-{serial[:20]}",
+        # Real ids carry the second they were made ("gen-1786680756-..."); this one a number from
+        # the serial, so a seeded request gets the same id in any second (streamed or not).
+        "id": f"gen-{1_700_000_000 + int(serial[:7], 16)}-{serial[:20]}",
         "provider": "OpenAI",
         "model": ask.model,
         "object": "chat.completion",
