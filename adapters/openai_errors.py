@@ -43,19 +43,22 @@ the API key.
 
 from __future__ import annotations
 
-import email.utils
 import json
-import math
-import re
-import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from adapters.http_clients import redirect_target
 from adapters.malformed_http import malformed_http_error
+from adapters.sdk_errors import (
+    clean_message,
+    dropped_connection,
+    error_chain,
+    parse_retry_after,
+    provider_message,
+    undecodable_reply,
+)
 from router.errors import (
     ProviderError,
     ProviderRequestError,
@@ -63,7 +66,6 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
-from router.logging import REDACTED, redact_text, redacted_prefix
 from router.types import Vendor
 
 __all__ = [
@@ -86,8 +88,6 @@ class OpenAIService:
 
 
 OPENAI = OpenAIService("openai", "OpenAI", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-_MESSAGE_LIMIT = 300
-_TAG = re.compile(r"<(script|style)\b.*?</\1>|<[^>]*>", re.IGNORECASE | re.DOTALL)
 _TRANSIENT_STATUS_REASONS = {408: "timeout", 409: "conflict", 429: "rate_limited"}
 
 
@@ -106,8 +106,8 @@ def translate_openai_errors(
     except openai.APIStatusError as exc:
         raise _status_error(exc, secret, service) from exc
     except openai.APIConnectionError as exc:  # APITimeoutError included
-        chain = _causes(exc)
-        dropped = _dropped_connection(chain)
+        chain = error_chain(exc)
+        dropped = dropped_connection(chain)
         if isinstance(exc, openai.APITimeoutError) and dropped is None:
             raise ProviderTransientError(
                 f"{service.label}: the call timed out before a reply arrived",
@@ -120,20 +120,20 @@ def translate_openai_errors(
             f"check the network and {service.base_url_setting}",
             vendor=service.vendor,
             reason="connection",
-            provider_message=_clean(str(cause), secret),
+            provider_message=clean_message(str(cause), secret),
         ) from exc
     except openai.APIResponseValidationError as exc:
         raise ResponseParseError(
             f"{service.label}: the reply does not have the shape of a response: "
-            f"{_clean(str(exc), secret)}",
+            f"{clean_message(str(exc), secret)}",
             vendor=service.vendor,
         ) from exc
     except openai.APIError as exc:  # the SDK's stream met an event that carries an error
         raise ProviderTransientError(
-            f"{service.label}: the stream reported an error: {_clean(exc.message, secret)}",
+            f"{service.label}: the stream reported an error: {clean_message(exc.message, secret)}",
             vendor=service.vendor,
             reason="stream_error",
-            provider_message=_clean(exc.message, secret),
+            provider_message=clean_message(exc.message, secret),
         ) from exc
     except json.JSONDecodeError as exc:
         raise _undecodable(exc, service) from exc
@@ -147,30 +147,6 @@ def translate_openai_errors(
             vendor=service.vendor,
             reason="connection",
         ) from exc
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and the exceptions it was raised from, outermost first."""
-    chain = [exc]
-    while (cause := chain[-1].__cause__) is not None and cause not in chain:
-        chain.append(cause)
-    return chain
-
-
-def _dropped_connection(chain: list[BaseException]) -> BaseException | None:
-    """The aiohttp error of a connection refused or dropped, which its transport calls a timeout.
-
-    The SDK's aiohttp transport maps every ``aiohttp.ClientConnectionError`` to a connect
-    timeout, so a closed or refused connection would otherwise read as a slow provider.
-    """
-    aiohttp = sys.modules.get("aiohttp")
-    if aiohttp is None:
-        return None
-    connection_error: type[BaseException] = aiohttp.ClientConnectionError
-    for cause in chain:
-        if isinstance(cause, connection_error) and not isinstance(cause, TimeoutError):
-            return cause
-    return None
 
 
 def _status_error(exc: Any, secret: str | None, service: OpenAIService) -> ProviderError:
@@ -230,77 +206,10 @@ def _status_error(exc: Any, secret: str | None, service: OpenAIService) -> Provi
 
 
 def _undecodable(exc: json.JSONDecodeError, service: OpenAIService) -> RouterError:
-    body = exc.doc.lstrip() if isinstance(exc.doc, str) else ""
-    shown = redacted_prefix(body, 60)
-    if body.startswith(("{", "[")):
-        return ProviderTransientError(
-            f"{service.label}: the reply was cut off mid-JSON ({exc.msg} at char {exc.pos} "
-            f"of {len(exc.doc)})",
-            vendor=service.vendor,
-            reason="truncated_response",
-        )
-    return ResponseParseError(
-        f"{service.label}: the reply is not JSON (it starts with {shown!r}); "
-        f"check that {service.base_url_setting} points at an OpenAI-compatible API",
+    return undecodable_reply(
+        exc,
         vendor=service.vendor,
-        reason="non_json_response",
+        label=service.label,
+        base_url_setting=service.base_url_setting,
+        expected_api="an OpenAI-compatible API",
     )
-
-
-def provider_message(body: object, *, fallback: str = "", secret: str | None = None) -> str | None:
-    """The provider's own message from an error body (JSON ``message`` or a page's text)."""
-    if isinstance(body, Mapping):
-        nested = body.get("error")
-        found = body.get("message")
-        if found is None and isinstance(nested, Mapping):
-            found = nested.get("message")
-        text = found if isinstance(found, str) else fallback
-    elif isinstance(body, str):
-        text = body
-    else:
-        text = fallback
-    cleaned = _clean(text, secret)
-    return cleaned or None
-
-
-def _clean(text: str, secret: str | None) -> str:
-    """Tags out, whitespace collapsed, secrets redacted, cut to a readable length."""
-    if "<" in text:
-        text = _TAG.sub(" ", text)
-    text = " ".join(text.split())
-    if secret:
-        text = text.replace(secret, REDACTED)
-    text = redact_text(text)
-    if len(text) > _MESSAGE_LIMIT:
-        text = text[: _MESSAGE_LIMIT - 1].rstrip() + "…"
-    return text
-
-
-def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    milliseconds = _number(headers.get("retry-after-ms"))
-    if milliseconds is not None:
-        return milliseconds / 1000.0
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    seconds = _number(value)
-    if seconds is not None:
-        return seconds
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
-
-
-def _number(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        number = float(value.strip())
-    except ValueError:
-        return None
-    return number if math.isfinite(number) and number >= 0 else None

@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from router.errors import RequestValidationError
-from router.types import Vendor
+from router.types import LLMRequest, Vendor
 
 if TYPE_CHECKING:
     from adapters.base import Adapter, ReplyMapper, StreamFormat
@@ -39,6 +39,7 @@ __all__ = [
     "Capabilities",
     "OffsetUnit",
     "ProviderRow",
+    "check_request",
     "provider",
     "vendors",
 ]
@@ -53,6 +54,9 @@ class Capabilities:
 
     ``offset_unit`` is the unit of the provider's own citation offsets (the router's spans are
     always characters: byte offsets are converted by the provider package).
+    ``allowed_domains`` / ``blocked_domains``: the provider's search takes a list of domains to
+    keep to / to leave out (``LLMRequest.allowed_domains`` / ``blocked_domains``).
+    ``documents``: the provider accepts document parts in messages and cites them.
     """
 
     streaming: bool
@@ -60,6 +64,9 @@ class Capabilities:
     json_mode: bool
     two_step_json: bool
     offset_unit: OffsetUnit
+    allowed_domains: bool
+    blocked_domains: bool
+    documents: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +140,9 @@ _ROWS: tuple[ProviderRow, ...] = (
             json_mode=True,
             two_step_json=False,
             offset_unit="chars",
+            allowed_domains=True,
+            blocked_domains=False,
+            documents=False,
         ),
         settings=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
         summary="Responses API with the hosted web_search tool (openai SDK)",
@@ -150,6 +160,9 @@ _ROWS: tuple[ProviderRow, ...] = (
             json_mode=True,
             two_step_json=True,
             offset_unit="bytes",
+            allowed_domains=False,
+            blocked_domains=True,
+            documents=False,
         ),
         settings=(
             "GOOGLE_CLOUD_PROJECT",
@@ -174,6 +187,9 @@ _ROWS: tuple[ProviderRow, ...] = (
             json_mode=True,
             two_step_json=True,
             offset_unit="bytes",
+            allowed_domains=False,
+            blocked_domains=False,
+            documents=False,
         ),
         settings=(
             "GOOGLE_API_KEY",
@@ -198,6 +214,9 @@ _ROWS: tuple[ProviderRow, ...] = (
             json_mode=True,
             two_step_json=False,
             offset_unit="chars",
+            allowed_domains=False,
+            blocked_domains=False,
+            documents=False,
         ),
         settings=("PERPLEXITY_API_KEY", "PERPLEXITY_BASE_URL"),
         summary="Sonar chat completions, search-first, with [n] citations (openai SDK)",
@@ -216,16 +235,73 @@ _ROWS: tuple[ProviderRow, ...] = (
             json_mode=True,
             two_step_json=False,
             offset_unit="chars",
+            allowed_domains=False,
+            blocked_domains=False,
+            documents=False,
         ),
         settings=("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"),
         summary="Chat completions with the web plugin, OpenAI's annotation shape (openai SDK)",
         reply_mapper_path="adapters.openrouter.reply:map_openrouter_reply",
         stream_reader_path="adapters.openrouter.stream:OpenRouterStreamReader",
     ),
+    ProviderRow(
+        vendor="anthropic",
+        label="Anthropic",
+        adapter_path="adapters.anthropic.adapter:AnthropicAdapter",
+        default_model="claude-sonnet-4-5",
+        capabilities=Capabilities(
+            streaming=False,
+            citations=True,
+            json_mode=True,
+            two_step_json=True,
+            offset_unit="chars",
+            allowed_domains=True,
+            blocked_domains=True,
+            documents=True,
+        ),
+        settings=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+        summary="Claude through the Messages API with the web search server tool (anthropic SDK)",
+    ),
 )
 
 PROVIDERS: Mapping[Vendor, ProviderRow] = MappingProxyType({row.vendor: row for row in _ROWS})
 _BY_NAME: Mapping[str, ProviderRow] = {row.vendor: row for row in _ROWS}
+
+
+def check_request(request: LLMRequest) -> None:
+    """Refuse what the vendor's provider cannot do: a domain filter or documents it lacks.
+
+    The router calls this before any adapter, so every provider refuses the same way: a
+    ``RequestValidationError`` naming the vendor, the field and what the provider does support.
+    """
+    row = provider(request.vendor)
+    capabilities = row.capabilities
+    filters = {
+        "allowed_domains": capabilities.allowed_domains,
+        "blocked_domains": capabilities.blocked_domains,
+    }
+    for name, supported in filters.items():
+        if getattr(request, name) is not None and not supported:
+            offered = [other for other, has in filters.items() if has]
+            said = (
+                f"it supports only {' and '.join(offered)}"
+                if offered
+                else "its search takes no domain filter"
+            )
+            raise RequestValidationError(
+                f"{name}: {row.label} ({row.vendor!r}) has no {name.replace('_', ' ')} filter; "
+                f"{said}",
+                field=name,
+                request_id=request.request_id,
+            )
+    if request.documents and not capabilities.documents:
+        accepting = [other.vendor for other in _ROWS if other.capabilities.documents]
+        raise RequestValidationError(
+            f"messages: {row.label} ({row.vendor!r}) does not accept document parts; send text "
+            f"only, or use a vendor that cites documents: {', '.join(map(repr, accepting))}",
+            field="messages",
+            request_id=request.request_id,
+        )
 
 
 def vendors() -> tuple[Vendor, ...]:

@@ -45,6 +45,9 @@ class EmulatorEndpoints(Protocol):
     @property
     def openrouter_base_url(self) -> str: ...
 
+    @property
+    def anthropic_base_url(self) -> str: ...
+
 
 def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
     """Settings for ``emulator``'s endpoints; ``overrides`` set any other field."""
@@ -61,6 +64,8 @@ def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSe
         "perplexity_base_url": emulator.perplexity_base_url,
         "openrouter_api_key": SecretStr(EMULATOR_API_KEY),
         "openrouter_base_url": emulator.openrouter_base_url,
+        "anthropic_api_key": SecretStr(EMULATOR_API_KEY),
+        "anthropic_base_url": emulator.anthropic_base_url,
         **overrides,
     }
     return RouterSettings(_env_file=None, **fields)

@@ -42,6 +42,19 @@ class RouterSettings(BaseSettings):
     openai_api_key: SecretStr | None = Field(default=None, validation_alias=_env("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(default=None, validation_alias=_env("OPENAI_BASE_URL"))
 
+    # Anthropic (Claude, Messages API)
+    anthropic_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("ANTHROPIC_API_KEY")
+    )
+    anthropic_base_url: str | None = Field(
+        default=None, validation_alias=_env("ANTHROPIC_BASE_URL")
+    )
+    anthropic_max_searches: int | None = Field(
+        default=5,
+        ge=1,
+        description="max_uses of Claude's web search tool per call (None: the API's default).",
+    )
+
     # Vertex AI (google-genai with vertexai=True); credentials come from Application Default
     # Credentials unless a static access token is given.
     google_cloud_project: str | None = Field(
@@ -155,5 +168,6 @@ class RouterSettings(BaseSettings):
             self.gemini_api_key,
             self.perplexity_api_key,
             self.openrouter_api_key,
+            self.anthropic_api_key,
         )
         return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, Required, get_args
+from typing import Annotated, Any, Literal, Required, get_args
 
 from pydantic import (
     BaseModel,
@@ -30,23 +30,27 @@ __all__ = [
     "MAX_METADATA_DEPTH",
     "MAX_TIMEOUT_S",
     "Citation",
+    "ContentPart",
     "Cost",
+    "DocumentPart",
     "GroundingMode",
     "LLMRequest",
     "LLMResponse",
     "Location",
     "LocationType",
     "Message",
+    "PdfSource",
     "Role",
     "SearchUnit",
     "SourceType",
     "Span",
+    "TextPart",
     "Usage",
     "UserLocation",
     "Vendor",
 ]
 
-Vendor = Literal["openai", "vertex", "gemini", "perplexity", "openrouter"]
+Vendor = Literal["openai", "vertex", "gemini", "perplexity", "openrouter", "anthropic"]
 GroundingMode = Literal["AUTO", "REQUIRED"]
 Role = Literal["system", "user", "assistant"]
 SourceType = Literal["web", "doc", "news", "video", "unknown"]
@@ -88,7 +92,11 @@ class Location(TypedDict, total=False):
     ``start_block_index`` / ``end_block_index``; each with ``document_index`` and
     ``document_title``), OpenAI's ``url_citation`` (``start_index`` / ``end_index`` in the
     answer part), Gemini's ``grounding_chunk`` (``chunk_index``), and a ``search_result``
-    (``search_result_index``, and Anthropic's ``encrypted_index``).
+    (``search_result_index``: the position among that search's results, and Anthropic's
+    ``encrypted_index``; for Anthropic's ``search_result_location`` citations of search results
+    given in the request, the provider's ``search_result_index`` and the block range
+    ``start_block_index`` / ``end_block_index``). ``file_id`` names an uploaded file a document
+    location points into, when the provider gives one.
     """
 
     type: Required[LocationType]
@@ -105,6 +113,7 @@ class Location(TypedDict, total=False):
     chunk_index: int
     search_result_index: int
     encrypted_index: str
+    file_id: str | None
 
 
 class Citation(TypedDict):
@@ -128,18 +137,97 @@ class _StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _not_blank_text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return value
+
+
+class TextPart(_StrictModel):
+    """A piece of a message's text."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+    _not_blank = field_validator("text")(_not_blank_text)
+
+
+_BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
+
+
+class PdfSource(_StrictModel):
+    """A PDF document, base64-encoded (the providers' own form for an inline file)."""
+
+    type: Literal["base64"] = "base64"
+    media_type: Literal["application/pdf"] = "application/pdf"
+    data: str = Field(min_length=1)
+
+    @field_validator("data")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        if not _BASE64.match(value):
+            raise ValueError("must be the base64 text of the PDF file")
+        return value
+
+
+class DocumentPart(_StrictModel):
+    """A document the model may quote and cite: plain text, a PDF, or a list of text chunks.
+
+    ``title`` and ``context`` go to the provider with it (``context`` is not cited from). Only
+    providers whose registry row says ``documents`` accept document parts; citations of a
+    document have ``url: None`` and ``source_domain`` ``"document:<title>"`` (or
+    ``"document:<n>"``, its 1-based position among the request's documents, when untitled).
+    """
+
+    type: Literal["document"] = "document"
+    source: str | list[str] | PdfSource
+    title: str | None = None
+    context: str | None = None
+
+    @field_validator("source")
+    @classmethod
+    def _has_text(cls, value: str | list[str] | PdfSource) -> str | list[str] | PdfSource:
+        if isinstance(value, str):
+            return _not_blank_text(value)
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("a list of text chunks needs at least one chunk")
+            for chunk in value:
+                _not_blank_text(chunk)
+        return value
+
+
+ContentPart = Annotated[TextPart | DocumentPart, Field(discriminator="type")]
+
+
 class Message(_StrictModel):
-    """One chat turn."""
+    """One chat turn: text, or a list of parts (text and documents)."""
 
     role: Role
-    content: str
+    content: str | list[ContentPart]
 
     @field_validator("content")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be empty or only whitespace")
+    def _not_blank(cls, value: str | list[ContentPart]) -> str | list[ContentPart]:
+        if isinstance(value, str):
+            return _not_blank_text(value)
+        if not value:
+            raise ValueError("needs at least one part")
         return value
+
+    @property
+    def text(self) -> str:
+        """The message's text: the content itself, or its text parts joined by blank lines."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n\n".join(part.text for part in self.content if isinstance(part, TextPart))
+
+    @property
+    def documents(self) -> list[DocumentPart]:
+        """The document parts of this message, in order."""
+        if isinstance(self.content, str):
+            return []
+        return [part for part in self.content if isinstance(part, DocumentPart)]
 
 
 _ISO_COUNTRY = re.compile(r"^[A-Za-z]{2}$")
@@ -180,6 +268,8 @@ class LLMRequest(_StrictModel):
     timeout_s: float | None = Field(default=None, gt=0.0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     request_id: str | None = Field(default=None, min_length=1)
     user_location: UserLocation | None = None
+    allowed_domains: list[str] | None = None
+    blocked_domains: list[str] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("vendor", "grounding_mode", mode="before")
@@ -205,6 +295,16 @@ class LLMRequest(_StrictModel):
                 f"must be JSON (it is echoed in the response and batch rows): {problem}"
             )
         return value
+
+    @field_validator("allowed_domains", "blocked_domains")
+    @classmethod
+    def _domains(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        cleaned = [domain.strip().lower() for domain in value]
+        if not cleaned or any(not domain or any(c.isspace() for c in domain) for domain in cleaned):
+            raise ValueError("must be a non-empty list of domains such as 'example.com'")
+        return cleaned
 
     @field_validator("json_schema")
     @classmethod
@@ -245,6 +345,11 @@ class LLMRequest(_StrictModel):
     def wants_json(self) -> bool:
         """True when the caller asked for a JSON answer (``json_mode`` or a schema)."""
         return self.json_mode or self.json_schema is not None
+
+    @property
+    def documents(self) -> list[DocumentPart]:
+        """Every document part of the conversation, in order (their citations count from 1)."""
+        return [document for message in self.messages for document in message.documents]
 
     @property
     def requires_grounding(self) -> bool:

@@ -1,6 +1,7 @@
 """UnifiedLLMAdapter: the single entry point backend pipelines call.
 
-``route(request)`` validates the request, picks the vendor's adapter from the provider registry
+``route(request)`` validates the request (including what the vendor's registry row says its
+provider can do: domain filters, documents), picks the vendor's adapter from the provider registry
 (:mod:`adapters.registry`; imported lazily, created once and reused), runs it under the one retry
 layer, resolves redirect links when ``resolve_redirects`` is on (for every provider alike, see
 :mod:`router.citations.resolution`), assembles the ``LLMResponse`` (with its estimated cost,
@@ -22,7 +23,7 @@ from typing import Any, Self, TypeVar
 import structlog
 
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
-from adapters.registry import provider
+from adapters.registry import check_request, provider
 from router.assemble import assemble_response
 from router.call_limits import (
     CallLimits,
@@ -225,6 +226,7 @@ class UnifiedLLMAdapter:
     # -- streams ----------------------------------------------------------------------------
 
     def _stream_parts(self, request: LLMRequest) -> StreamParts:
+        check_request(request)
         row = provider(request.vendor)
         if not row.capabilities.streaming:
             raise RequestValidationError(
@@ -316,6 +318,7 @@ class UnifiedLLMAdapter:
 
     def _route_once(self, request: LLMRequest, started: float, attempts_before: int) -> LLMResponse:
         try:
+            check_request(request)
             adapter = _guarded(lambda: self.adapter_for(request.vendor))
 
             def attempt() -> tuple[AdapterResult, CallLimits]:
@@ -343,6 +346,7 @@ class UnifiedLLMAdapter:
         self, request: LLMRequest, started: float, attempts_before: int
     ) -> LLMResponse:
         try:
+            check_request(request)
             adapter = _guarded(lambda: self.adapter_for(request.vendor))
 
             async def attempt() -> tuple[AdapterResult, CallLimits]:

@@ -1,13 +1,15 @@
 """The keyword arguments of ``client.responses.create`` for one router request (pure).
 
 Grounded requests get the hosted ``web_search`` tool (with the caller's approximate location,
-only the fields given) and ask for ``web_search_call.action.sources`` so the searched pages come
-back too. REQUIRED grounding is enforced by the router's post-validation, as for every provider
-(DESIGN.md section 4): no ``tool_choice`` is sent, since some models and deployments reject a
-forced hosted tool. With ``force_search`` (``GROUNDING_ROUTER_OPENAI_FORCE_SEARCH=true``) a
-REQUIRED request sets ``tool_choice="required"``: web_search is the only tool, so that forces a
-search. The SDK's types do not accept ``{"type": "web_search"}`` as a tool choice; ``"required"``
-is the documented way.
+only the fields given, and ``filters.allowed_domains`` when the request lists allowed domains:
+the tool has no blocked list) and ask for ``web_search_call.action.sources`` so the searched
+pages come back too. REQUIRED grounding is enforced by the router's post-validation, as for
+every provider (DESIGN.md section 4): no ``tool_choice`` is sent, since some models and
+deployments reject a forced hosted tool. With ``force_search``
+(``GROUNDING_ROUTER_OPENAI_FORCE_SEARCH=true``) a REQUIRED request sets
+``tool_choice="required"``: web_search is the only tool, so that forces a search. The SDK's
+types do not accept ``{"type": "web_search"}`` as a tool choice; ``"required"`` is the
+documented way.
 
 JSON answers use ``text.format``: a ``json_schema`` format when the caller gave a schema
 (``strict`` only when the schema satisfies Structured Outputs, see :func:`is_strict_compatible`),
@@ -50,11 +52,11 @@ def build_response_params(request: LLMRequest, *, force_search: bool = False) ->
 
     ``force_search`` sends ``tool_choice="required"`` with a REQUIRED grounded request.
     """
-    system = [m.content for m in request.messages if m.role == "system"]
+    system = [m.text for m in request.messages if m.role == "system"]
     params: dict[str, Any] = {
         "model": request.model,
         "input": [
-            {"role": m.role, "content": m.content} for m in request.messages if m.role != "system"
+            {"role": m.role, "content": m.text} for m in request.messages if m.role != "system"
         ],
     }
     text_format = _text_format(request)
@@ -65,7 +67,7 @@ def build_response_params(request: LLMRequest, *, force_search: bool = False) ->
     if system:
         params["instructions"] = "\n\n".join(system)
     if request.grounded:
-        params["tools"] = [_web_search_tool(request.user_location)]
+        params["tools"] = [_web_search_tool(request.user_location, request.allowed_domains)]
         params["include"] = [SOURCES_INCLUDE]
         if force_search and request.grounding_mode == "REQUIRED":
             params["tool_choice"] = "required"
@@ -76,8 +78,13 @@ def build_response_params(request: LLMRequest, *, force_search: bool = False) ->
     return params
 
 
-def _web_search_tool(location: UserLocation | None) -> dict[str, Any]:
+def _web_search_tool(
+    location: UserLocation | None, allowed_domains: list[str] | None
+) -> dict[str, Any]:
     tool: dict[str, Any] = {"type": "web_search"}
+    if allowed_domains is not None:
+        # The only domain filter the web_search tool has (there is no blocked list).
+        tool["filters"] = {"allowed_domains": list(allowed_domains)}
     if location is None:
         return tool
     given = {

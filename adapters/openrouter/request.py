@@ -30,7 +30,7 @@ def build_openrouter_params(request: LLMRequest) -> dict[str, Any]:
     """The JSON body of the chat completion for ``request``."""
     params: dict[str, Any] = {
         "model": request.model,
-        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "messages": [{"role": m.role, "content": m.text} for m in request.messages],
     }
     if request.grounded and not request.model.endswith(_ONLINE_SUFFIX):
         params["plugins"] = [_web_plugin(request)]

@@ -26,7 +26,7 @@ def build_chat_params(request: LLMRequest) -> dict[str, Any]:
     """The JSON body of the call for ``request`` (the client adds nothing but ``stream``)."""
     params: dict[str, Any] = {
         "model": request.model,
-        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "messages": [{"role": m.role, "content": m.text} for m in request.messages],
     }
     if not request.grounded:
         params["disable_search"] = True

@@ -25,6 +25,7 @@ import structlog
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.http_clients import sdk_timeout_s
+from adapters.two_step import reshape_is_pointless, step2_skipped
 from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
 from adapters.vertex.body import reply_body
 from adapters.vertex.clients import GenAIClients, VertexClients, timeout_ms
@@ -53,8 +54,6 @@ __all__ = [
 ]
 
 _log = structlog.get_logger(__name__)
-
-_STEP2_SKIPPED = "required grounding failed in step 1"
 
 
 class _GoogleGenAIAdapter:
@@ -200,8 +199,10 @@ def _call_for(
     streaming: bool = False,
 ) -> dict[str, Any] | None:
     """``generate_content``'s arguments for ``step``; None when step 1 makes it pointless."""
-    if replies and _reshape_is_pointless(
-        request, replies[0].grounding.grounded_effective, bool(replies[0].citations)
+    if replies and reshape_is_pointless(
+        request,
+        grounded_effective=replies[0].grounding.grounded_effective,
+        cited=bool(replies[0].citations),
     ):
         return None
     answer = require_text(replies[-1], step="grounded (step 1)") if replies else None
@@ -224,11 +225,6 @@ def _call(
     }
 
 
-def _reshape_is_pointless(request: LLMRequest, grounded_effective: bool, cited: bool) -> bool:
-    """REQUIRED grounding already failed in step 1: the router will reject whatever step 2 says."""
-    return request.requires_grounding and not (grounded_effective and cited)
-
-
 def _reshape_call(
     request: LLMRequest, settings: RouterSettings, step1: AdapterResult
 ) -> tuple[Step, dict[str, Any]] | None:
@@ -239,8 +235,10 @@ def _reshape_call(
     steps = plan_steps(request)
     if len(steps) < 2:
         return None
-    if _reshape_is_pointless(request, step1.grounded_effective, bool(step1.citations)):
-        step1.metadata.update(two_step=True, step2_skipped=_STEP2_SKIPPED)
+    if reshape_is_pointless(
+        request, grounded_effective=step1.grounded_effective, cited=bool(step1.citations)
+    ):
+        step2_skipped(step1)
         return None
     return steps[1], _call(request, settings, steps[1], step1.content)
 
@@ -249,11 +247,7 @@ def _result(request: LLMRequest, replies: list[VertexReply]) -> AdapterResult:
     if len(replies) == 2:
         return two_step_result(replies[0], replies[1])
     if len(plan_steps(request)) == 2:
-        # Step 2 was skipped: return step 1's prose so REQUIRED post-validation can reject it
-        # with the grounding evidence intact, without paying for a reshape nobody can use.
-        result = single_result(replies[0], wants_json=False)
-        result.metadata.update(two_step=True, step2_skipped=_STEP2_SKIPPED)
-        return result
+        return step2_skipped(single_result(replies[0], wants_json=False))
     return single_result(replies[0], wants_json=request.wants_json)
 
 

@@ -8,6 +8,9 @@ so REQUIRED grounding is enforced by the router's post-validation alone.
 ``user_location`` is prompt-only on Vertex: Google Search grounding has no field for a country
 or city (only Google Maps grounding takes coordinates), so a grounded call gets one sentence
 in its system instruction, such as "The user is located in: Berlin, BE, DE."
+
+``blocked_domains`` become ``GoogleSearch.exclude_domains``, Vertex's one domain filter (there
+is no allowed list; the router refuses ``allowed_domains`` for Vertex before any call).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from adapters.vertex.two_step import RESHAPE_TEMPERATURE, reshape_prompt
+from adapters.two_step import RESHAPE_TEMPERATURE, reshape_prompt
 from router.types import LLMRequest, UserLocation
 
 if TYPE_CHECKING:
@@ -59,7 +62,7 @@ def location_sentence(location: UserLocation | None) -> str | None:
 
 
 def _system_instruction(request: LLMRequest, step: Step) -> str | None:
-    parts = [message.content for message in request.messages if message.role == "system"]
+    parts = [message.text for message in request.messages if message.role == "system"]
     if step.search:
         sentence = location_sentence(request.user_location)
         if sentence is not None:
@@ -76,7 +79,7 @@ def build_contents(
     contents = [
         types.Content(
             role="model" if message.role == "assistant" else "user",
-            parts=[types.Part(text=message.content)],
+            parts=[types.Part(text=message.text)],
         )
         for message in request.messages
         if message.role != "system"
@@ -86,6 +89,14 @@ def build_contents(
         prompt = reshape_prompt(has_schema=request.json_schema is not None)
         contents.append(types.Content(role="user", parts=[types.Part(text=prompt)]))
     return contents
+
+
+def _google_search(request: LLMRequest) -> types.Tool:
+    """The Google Search tool; blocked domains go to ``exclude_domains`` (Vertex only)."""
+    from google.genai import types
+
+    excluded = list(request.blocked_domains) if request.blocked_domains is not None else None
+    return types.Tool(google_search=types.GoogleSearch(exclude_domains=excluded))
 
 
 def build_config(
@@ -102,7 +113,7 @@ def build_config(
         system_instruction=_system_instruction(request, step),
         temperature=temperature,
         max_output_tokens=request.max_output_tokens,
-        tools=[types.Tool(google_search=types.GoogleSearch())] if step.search else None,
+        tools=[_google_search(request)] if step.search else None,
         response_mime_type="application/json" if step.json_output else None,
         response_json_schema=request.json_schema if step.json_output else None,
         # One call is one request: no follow-ups for CONTINUATION finishes.

@@ -12,10 +12,10 @@ from typing import Any
 
 from adapters.base import AdapterResult
 from adapters.json_answer import unholdable_json
+from adapters.two_step import sum_usage
 from adapters.vertex.apis import VERTEX, GoogleApi
 from adapters.vertex.mapping import VertexReply
 from router.errors import ResponseParseError
-from router.types import Usage
 
 __all__ = ["json_answer", "reply_metadata", "require_text", "single_result", "sum_usage"]
 
@@ -52,26 +52,6 @@ def json_answer(text: str, api: GoogleApi = VERTEX) -> Any:
         ) from exc
     except (ValueError, RecursionError) as exc:  # digits past int's limit, nesting past Python's
         raise unholdable_json(api.label, exc, vendor=api.vendor) from exc
-
-
-_COUNTS = (
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "cached_input_tokens",
-    "reasoning_tokens",
-)
-
-
-def sum_usage(first: Usage, second: Usage) -> Usage:
-    """Token counts of two calls added up (a count neither call reported stays None)."""
-
-    def add(a: int | None, b: int | None) -> int | None:
-        return None if a is None and b is None else (a or 0) + (b or 0)
-
-    return Usage.model_validate(
-        {name: add(getattr(first, name), getattr(second, name)) for name in _COUNTS}
-    )
 
 
 def reply_metadata(reply: VertexReply) -> dict[str, Any]:

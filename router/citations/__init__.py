@@ -5,7 +5,13 @@ Canonical URLs and dedup keys (``urls``), registrable domains (``domains``), sou
 SSRF-guarded redirect resolver (``redirects``). Everything except the resolver is offline.
 """
 
-from router.citations.build import dedupe_citations, make_citation, sanitize_text
+from router.citations.build import (
+    DOCUMENT_PREFIX,
+    dedupe_citations,
+    document_domain,
+    make_citation,
+    sanitize_text,
+)
 from router.citations.domains import looks_like_domain, public_suffix, registrable_domain
 from router.citations.redirects import RedirectResolver
 from router.citations.source_types import classify_source_type
@@ -21,6 +27,7 @@ from router.citations.urls import (
 )
 
 __all__ = [
+    "DOCUMENT_PREFIX",
     "REDIRECTORS",
     "TRACKING_PARAMETERS",
     "TRACKING_PREFIXES",
@@ -29,6 +36,7 @@ __all__ = [
     "classify_source_type",
     "dedup_key",
     "dedupe_citations",
+    "document_domain",
     "is_redirect_url",
     "looks_like_domain",
     "make_citation",

@@ -25,11 +25,13 @@ from router.types import Citation, Location, LocationType, SourceType, Span, Ven
 
 __all__ = [
     "CITED_TEXT_LIMIT",
+    "DOCUMENT_PREFIX",
     "SNIPPET_LIMIT",
     "TITLE_LIMIT",
     "CitationCollector",
     "citation_key",
     "dedupe_citations",
+    "document_domain",
     "make_citation",
     "sanitize_text",
 ]
@@ -72,6 +74,28 @@ def _location_copy(location: Location) -> Location | None:
         elif key in _LOCATION_HINTS and (value is None or type(value) is str):
             copied[key] = value if value is None else sanitize_text(value, limit=TITLE_LIMIT)
     return cast(Location, copied)
+
+
+DOCUMENT_PREFIX = "document:"
+
+
+def document_domain(label: str) -> str:
+    """The ``source_domain`` of a citation of a supplied document: ``"document:<label>"``."""
+    return DOCUMENT_PREFIX + (sanitize_text(label, limit=TITLE_LIMIT) or "untitled")
+
+
+def _document_source(label: str, title: str | None, source_type: SourceType | None) -> Derived:
+    """What a supplied document's citation carries instead of a URL's derivation."""
+    clean_title = sanitize_text(title, limit=TITLE_LIMIT) if title is not None else None
+    return Derived(
+        url=None,
+        key=None,
+        domain=document_domain(label),
+        title=clean_title,
+        source_type=source_type or "doc",
+        only_redirect=False,
+        how="document",
+    )
 
 
 def _rank(rank: object) -> int | None:
@@ -130,6 +154,7 @@ def make_citation(
     resolved_url: str | None = None,
     domain_hint: str | None = None,
     source_type: SourceType | None = None,
+    document: str | None = None,
     origin: str | None = None,
 ) -> Citation | None:
     """Build one uniform citation, or None when no ``source_domain`` can be derived at all.
@@ -138,8 +163,11 @@ def make_citation(
     redirect URL (None only when no http(s) URL exists). ``raw`` is copied, never mutated.
     ``cited_text`` is the passage the provider quotes for the source (cleaned, at most
     ``CITED_TEXT_LIMIT`` characters); ``location`` where in the source it is (copied).
-    ``source_type`` forces the type (e.g. "doc" for retrieved document chunks). ``origin`` names
-    where in the provider's reply the source was found; only the forensic debug events use it.
+    ``source_type`` forces the type (e.g. "doc" for retrieved document chunks). ``document``
+    makes a citation of a document the request supplied, named by that label (its title, or
+    its position): ``url`` None, ``source_domain`` ``"document:<label>"``, type "doc". ``origin``
+    names where in the provider's reply the source was found; only the forensic debug events
+    use it.
     """
     collector = CitationCollector(provider)
     kept = collector.add(
@@ -156,6 +184,7 @@ def make_citation(
         resolved_url=resolved_url,
         domain_hint=domain_hint,
         source_type=source_type,
+        document=document,
         origin=origin,
     )
     if not kept:
@@ -291,6 +320,7 @@ class CitationCollector:
         resolved_url: str | None = None,
         domain_hint: str | None = None,
         source_type: SourceType | None = None,
+        document: str | None = None,
         origin: str | None = None,
     ) -> bool:
         """Add one source (``make_citation``'s arguments); False when it names no domain.
@@ -308,13 +338,17 @@ class CitationCollector:
         ):
             limits.citations_cut += 1
             return True
-        found = derive(
-            url,
-            title,
-            nested_urls=nested_urls,
-            resolved_url=resolved_url,
-            domain_hint=domain_hint,
-            source_type=source_type,
+        found = (
+            derive(
+                url,
+                title,
+                nested_urls=nested_urls,
+                resolved_url=resolved_url,
+                domain_hint=domain_hint,
+                source_type=source_type,
+            )
+            if document is None
+            else _document_source(document, title, source_type)
         )
         if grounding_debug_enabled():
             _log_derivation(

@@ -1,19 +1,23 @@
-"""A loopback emulator of the OpenAI Responses API and Vertex AI ``generateContent``.
+"""A loopback emulator of the OpenAI Responses API, Vertex AI ``generateContent`` and the
+Anthropic Messages API.
 
-It speaks both wire protocols on 127.0.0.1 so the real ``openai`` and ``google-genai``
-clients run end to end without keys or network::
+It speaks the three wire protocols on 127.0.0.1 so the real ``openai``, ``google-genai`` and
+``anthropic`` clients run end to end without keys or network::
 
     with Emulator(latency_s=0.05) as emulator:
         client = openai.OpenAI(base_url=emulator.openai_base_url, api_key="test")
         genai.Client(vertexai=True, project="p", location="us-central1",
                      credentials=google.oauth2.credentials.Credentials(token="test"),
                      http_options=types.HttpOptions(base_url=emulator.vertex_base_url))
+        anthropic.Anthropic(base_url=emulator.anthropic_base_url, api_key="test")
 
 Endpoints: ``POST /v1/responses`` (JSON, or SSE when ``stream`` is true) and
 ``POST /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`` and
-``:streamGenerateContent`` (``?alt=sse`` for SSE). Answers come from a small scenario
+``:streamGenerateContent`` (``?alt=sse`` for SSE), and ``POST /v1/messages`` (JSON, or SSE
+when ``stream`` is true). Answers come from a small scenario
 catalogue, or a deterministic fallback for any other text (same text, same answer), and carry
-the quirks of the real services (see ``openai_responses`` and ``vertex``). With ``replay=DIR``
+the quirks of the real services (see ``openai_responses``, ``vertex`` and
+``anthropic_messages``). With ``replay=DIR``
 recorded bodies are served verbatim instead; :meth:`Emulator.enqueue_reply` serves one given
 body to the next request on an API. ``latency_s`` runs from a request's arrival to its reply
 and includes the synthesis, as a real service's latency includes its compute.
@@ -36,6 +40,7 @@ KIND                 what the client sees                                       
 ===================  ==========================================================  ===========
 ``429``              rate limit, provider error body, ``Retry-After``             seconds (1)
 ``500``, ``503``     server error, provider error body                            503: Retry-After
+``529``              overloaded (Anthropic's ``overloaded_error``)               Retry-After
 ``400``, ``401``     invalid request, authentication error                        --
 ``delay``            a normal answer after a pause                                seconds (1)
 ``hang``             no answer until the client gives up (or the emulator stops)  seconds (cap)

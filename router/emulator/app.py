@@ -17,7 +17,15 @@ from typing import Any, get_args
 
 from aiohttp import web
 
-from router.emulator import error_replies, gemini, openai_responses, openrouter, perplexity, vertex
+from router.emulator import (
+    anthropic_messages,
+    error_replies,
+    gemini,
+    openai_responses,
+    openrouter,
+    perplexity,
+    vertex,
+)
 from router.emulator.faults import (
     CONTENT_FAULTS,
     FAULT_HEADER,
@@ -43,6 +51,8 @@ _VERTEX_PATH = re.compile(
     r"(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
 )
 _OPENAI_PATH = "/v1/responses"
+_ANTHROPIC_PATH = "/v1/messages"
+_STATUS_FAULTS = ("429", "500", "503", "529", "400", "401", "html")
 _HANG_CAP_S = 3600.0
 _STREAM_BATCH_BYTES = 16_384
 _NON_JSON_TEXT = (
@@ -66,6 +76,8 @@ def route_of(method: str, path: str, query: dict[str, str]) -> Route | None:
         return None
     if path == _OPENAI_PATH:
         return Route("openai")
+    if path == _ANTHROPIC_PATH:
+        return Route("anthropic")
     if path == perplexity.PATH:
         return Route("perplexity")
     if path == openrouter.PATH:
@@ -88,6 +100,8 @@ def _api_of_path(path: str) -> Api:
         return "vertex"
     if path.startswith(("/v1beta/", "/v1/models/")):
         return "gemini"
+    if path.startswith("/v1/messages"):
+        return "anthropic"
     if path.startswith("/api/"):
         return "openrouter"
     return "perplexity" if path.startswith("/chat/") else "openai"
@@ -204,7 +218,7 @@ class ProviderHandler:
         if spec is not None and not self._attempts.hits(spec, f"{request.path}\0".encode() + body):
             spec = None
         decision = _Decision(api, ask=ask, route=route, fault=spec)
-        if spec is not None and spec.kind in ("429", "500", "503", "400", "401", "html"):
+        if spec is not None and spec.kind in _STATUS_FAULTS:
             return replace(decision, reply=error_replies.fault_reply(api, spec, ask.model))
         if spec is not None and spec.kind == "non_json":
             return replace(decision, reply=_non_json(ask.stream))
@@ -242,6 +256,8 @@ class ProviderHandler:
         headers = {"x-emulator-fault": str(fault)} if fault else {}
         if decision.api == "openai":
             headers["x-request-id"] = f"req_{secrets.token_hex(16)}"
+        elif decision.api == "anthropic":
+            headers["request-id"] = f"req_011C{secrets.token_hex(10)}"
         if fault is not None and fault.kind in TRICKLE_KINDS:
             return await trickle(request, fault, payload, headers, self._pause)
         if isinstance(payload, Reply) and payload.raw:
@@ -314,6 +330,8 @@ def _read_request(parsed: dict[str, Any], route: Route) -> Ask:
         return perplexity.read_request(parsed)
     if route.api == "openrouter":
         return openrouter.read_request(parsed)
+    if route.api == "anthropic":
+        return anthropic_messages.read_request(parsed)
     return vertex.read_request(parsed, model=route.model, stream=route.stream)
 
 
@@ -330,6 +348,8 @@ def _authorised(api: Api, request: web.BaseRequest) -> bool:
     bearer = request.headers.get("Authorization", "")
     if bearer.startswith("Bearer ") and bearer[7:].strip():
         return True
+    if api == "anthropic":
+        return bool(request.headers.get("x-api-key", "").strip())
     return api == "vertex" and bool(request.headers.get("x-goog-api-key"))
 
 

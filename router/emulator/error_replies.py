@@ -6,7 +6,8 @@ HTML pages. The Gemini API answers a bad API key with 400 ``INVALID_ARGUMENT`` a
 ``ErrorInfo`` reason ``API_KEY_INVALID``, a missing one with 403 ``PERMISSION_DENIED``, and says
 when to retry a 429 in a ``RetryInfo`` detail rather than a ``Retry-After`` header. Perplexity
 answers ``{"error": {"message", "type", "code"}}`` (``invalid_model`` for an unknown model), and
-its proxy answers a bad or missing key with an HTML 401 page.
+its proxy answers a bad or missing key with an HTML 401 page. Anthropic answers ``{"type":
+"error", "error": {"type", "message"}, "request_id"}``, with its own 529 ``overloaded_error``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from router.emulator.reply import Reply, google_json, openai_json
 from router.emulator.wire import Api
 
 __all__ = [
+    "anthropic_error",
     "bad_request",
     "fault_reply",
     "google_error",
@@ -65,6 +67,38 @@ def openai_error(
 ) -> Reply:
     """An OpenAI error reply; ``kind`` is the error ``type`` (invalid_request_error, ...)."""
     body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
+_ANTHROPIC_ERRORS = {
+    400: ("invalid_request_error", "The request could not be processed."),
+    401: ("authentication_error", "invalid x-api-key"),
+    403: (
+        "permission_error",
+        "Your API key does not have permission to use the specified resource.",
+    ),
+    404: ("not_found_error", "Not found"),
+    429: (
+        "rate_limit_error",
+        "This request would exceed the rate limit for your organization of 50 requests per "
+        "minute. For details, refer to: https://docs.claude.com/en/api/rate-limits.",
+    ),
+    500: ("api_error", "Internal server error"),
+    503: ("api_error", "Service unavailable"),
+    529: ("overloaded_error", "Overloaded"),
+}
+
+
+def anthropic_error(
+    status: int, message: str | None = None, *, headers: dict[str, str] | None = None
+) -> Reply:
+    """An Anthropic error reply, typed as the API types each status."""
+    kind, default = _ANTHROPIC_ERRORS.get(status, ("api_error", "Internal server error"))
+    body = {
+        "type": "error",
+        "error": {"type": kind, "message": message or default},
+        "request_id": "req_011CEmulator" + "0" * 12,
+    }
     return Reply(status, openai_json(body).encode(), headers=headers or {})
 
 
@@ -204,6 +238,11 @@ def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
             headers["retry-after-ms"] = str(round(spec.retry_after_s * 1000))
     if api in _GOOGLE_APIS:
         return google_error(status, headers=headers)
+    if api == "anthropic":
+        if status == 429:
+            headers |= {"anthropic-ratelimit-requests-limit": "50"}
+            headers["anthropic-ratelimit-requests-remaining"] = "0"
+        return anthropic_error(status, headers=headers)
     if status == 429:
         wait = spec.retry_after_s or 1.0
         headers |= {"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "0"}
@@ -245,6 +284,8 @@ def bad_request(
     if api == "perplexity":
         kind = "invalid_model" if message.startswith("Invalid model") else "bad_request"
         return perplexity_error(400, message, kind=kind)
+    if api == "anthropic":
+        return anthropic_error(400, message)
     return openai_error(400, message, kind="invalid_request_error", param=param, code=code)
 
 
@@ -256,6 +297,8 @@ def unparseable_body(api: Api) -> Reply:
         return perplexity_error(400, "Invalid JSON in the request body.", kind="bad_request")
     if api == "openrouter":
         return openrouter_error(400, "Invalid JSON body")
+    if api == "anthropic":
+        return anthropic_error(400, "There was an error parsing the body of your request.")
     return openai_error(
         400,
         "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
@@ -275,6 +318,10 @@ def missing_auth(api: Api, *, presented: bool = False) -> Reply:
         return openrouter_error(401, _OPENROUTER_MESSAGES[401])
     if api == "vertex":
         return google_error(401)
+    if api == "anthropic":
+        return anthropic_error(
+            401, "invalid x-api-key" if presented else "x-api-key header is required"
+        )
     if presented:
         return openai_error(
             401,
@@ -299,6 +346,8 @@ def not_found(api: Api | None, method: str, path: str) -> Reply:
         return perplexity_error(404, f"Not Found ({method} {path})", kind="not_found")
     if api == "openrouter":
         return openrouter_error(404, f"Not Found ({method} {path})")
+    if api == "anthropic":
+        return anthropic_error(404, f"Not found: {method} {path}")
     return openai_error(404, f"Invalid URL ({method} {path})", kind="invalid_request_error")
 
 

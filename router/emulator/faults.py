@@ -35,6 +35,7 @@ FaultKind = Literal[
     "429",
     "500",
     "503",
+    "529",
     "400",
     "401",
     "delay",
@@ -82,11 +83,11 @@ class FaultSpecError(ValueError):
 class FaultSpec:
     """One fault: its kind, an optional numeric argument, attempt count and API.
 
-    ``arg`` means Retry-After seconds for 429 and 503, seconds for delay, hang and the trickles,
-    and the status code (502 or 503) for html. ``count`` limits the fault to the first ``count``
-    attempts of an identical request; ``None`` applies it to every attempt. ``api`` limits it
-    to the requests on one API (``openai``, ``vertex``, ...); ``None`` applies it to all, so
-    one prompt sent to several providers can fault on one of them only.
+    ``arg`` means Retry-After seconds for 429, 503 and 529, seconds for delay, hang and the
+    trickles, and the status code (502 or 503) for html. ``count`` limits the fault to the first
+    ``count`` attempts of an identical request; ``None`` applies it to every attempt. ``api``
+    limits it to the requests on one API (``openai``, ``vertex``, ...); ``None`` applies it to
+    all, so one prompt sent to several providers can fault on one of them only.
     """
 
     kind: FaultKind
@@ -130,10 +131,10 @@ class FaultSpec:
 
     @property
     def retry_after_s(self) -> float | None:
-        """Seconds for the Retry-After header (429 defaults to 1 s; 503 sends one only if set)."""
+        """Seconds for Retry-After (429 defaults to 1 s; 503 and 529 send one only if set)."""
         if self.kind == "429":
             return self.arg if self.arg is not None else 1.0
-        if self.kind == "503":
+        if self.kind in ("503", "529"):
             return self.arg
         return None
 

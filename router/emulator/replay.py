@@ -1,9 +1,10 @@
 """Serve recorded provider bodies verbatim instead of synthesised ones.
 
-Files under the replay directory are sorted by what they hold: OpenAI Responses bodies and
-Vertex generateContent bodies, each as ``*.json`` (one body) or ``*.sse.txt`` (a raw stream).
-A request gets the next file that fits its endpoint and streaming mode, in turn, or the file
-its ``X-Emulator-Replay`` header names (a path relative to the directory).
+Files under the replay directory are sorted by what they hold: OpenAI Responses bodies,
+Vertex generateContent bodies and Anthropic Messages bodies, each as ``*.json`` (one body) or
+``*.sse.txt`` (a raw stream). A request gets the next file that fits its endpoint and
+streaming mode, in turn, or the file its ``X-Emulator-Replay`` header names (a path relative
+to the directory).
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def _classify(path: Path) -> tuple[Api, bool] | None:
             return ("openai", True)
         if text.lstrip().startswith("data:") and '"candidates"' in text:
             return ("vertex", True)
+        if "event: message_start" in text:
+            return ("anthropic", True)
         if text.lstrip().startswith("data:") and '"chat.completion.chunk"' in text:
             return ("perplexity", True)
         return None
@@ -95,6 +98,8 @@ def _classify(path: Path) -> tuple[Api, bool] | None:
         return ("openai", False)
     if isinstance(body.get("candidates"), list):
         return ("vertex", False)
+    if body.get("type") == "message" and isinstance(body.get("content"), list):
+        return ("anthropic", False)
     if isinstance(body.get("choices"), list) and ("citations" in body or "search_results" in body):
         return ("perplexity", False)
     return None

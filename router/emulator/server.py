@@ -34,12 +34,13 @@ _SHUTDOWN_TIMEOUT_S = 5.0
 
 class Emulator:
     """A loopback stand-in for the providers' APIs (OpenAI Responses, Vertex AI and Gemini API
-    ``generateContent``).
+    ``generateContent``, Perplexity and OpenRouter chat completions, Anthropic Messages).
 
     Use it as a context manager (or call :meth:`start` and :meth:`stop`) and point the SDKs at
     :attr:`openai_base_url`, :attr:`vertex_base_url`, :attr:`gemini_base_url`,
-    :attr:`perplexity_base_url` and :attr:`openrouter_base_url`. ``latency_s``
-    and ``faults`` may be changed while it runs; they apply from the next request on.
+    :attr:`perplexity_base_url`, :attr:`openrouter_base_url` and :attr:`anthropic_base_url`.
+    ``latency_s`` and ``faults`` may be changed while it runs; they apply from the next request
+    on.
 
     ``latency_s`` is the time from a request's arrival to its reply, synthesis included.
     ``replay`` must be an existing directory (NotADirectoryError otherwise); :meth:`start`
@@ -191,6 +192,11 @@ class Emulator:
     @property
     def perplexity_base_url(self) -> str:
         """``base_url`` for an OpenAI-compatible client of Perplexity (``/chat/completions``)."""
+        return f"http://{_HOST}:{self.port}"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """``base_url`` for ``anthropic.Anthropic`` (the bare origin: the SDK adds ``/v1``)."""
         return f"http://{_HOST}:{self.port}"
 
     # -- what happened, what to answer -----------------------------------------------------

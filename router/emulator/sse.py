@@ -1,8 +1,8 @@
 """Server-sent event framing as each provider does it.
 
-OpenAI names every event and ends lines with LF; Vertex (``alt=sse``) sends bare ``data:``
-lines ending in CRLF, as the recorded streams show; Chat Completions streams (Perplexity) send
-bare ``data:`` lines ending in LF.
+OpenAI and Anthropic name every event and end lines with LF; Vertex (``alt=sse``) sends bare
+``data:`` lines ending in CRLF, as the recorded streams show; Chat Completions streams
+(Perplexity, OpenRouter) send bare ``data:`` lines ending in LF.
 """
 
 from __future__ import annotations
@@ -12,11 +12,16 @@ from typing import Any
 
 from router.emulator.reply import google_json, openai_json
 
-__all__ = ["data_frame", "openai_event", "vertex_frame"]
+__all__ = ["anthropic_event", "data_frame", "openai_event", "vertex_frame"]
 
 
 def openai_event(kind: str, data: str) -> bytes:
     """One OpenAI Responses stream event: its type, then its JSON data."""
+    return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+def anthropic_event(kind: str, data: str) -> bytes:
+    """One Anthropic Messages stream event: named like OpenAI's, lines ending in LF."""
     return f"event: {kind}\ndata: {data}\n\n".encode()
 
 

@@ -6,12 +6,19 @@ import secrets
 import time
 from datetime import UTC, datetime
 
-from router.emulator import gemini, openai_responses, openrouter, perplexity, vertex
+from router.emulator import (
+    anthropic_messages,
+    gemini,
+    openai_responses,
+    openrouter,
+    perplexity,
+    vertex,
+)
 from router.emulator.catalogue import answer_for
 from router.emulator.faults import FaultKind
 from router.emulator.ids import digest
 from router.emulator.reply import Reply, google_json, openai_json
-from router.emulator.sse import data_frame, openai_event, vertex_frame
+from router.emulator.sse import anthropic_event, data_frame, openai_event, vertex_frame
 from router.emulator.wire import Ask
 
 __all__ = ["synthesise"]
@@ -36,6 +43,12 @@ def synthesise(
             events = openai_responses.stream_events(body, serial=serial)
             return [openai_event(kind, data) for kind, data in events], None
         return None, Reply(200, openai_json(body).encode())
+    if ask.api == "anthropic":
+        message = anthropic_messages.build_message(ask, answer, fault=fault, serial=serial)
+        if ask.stream:
+            frames = [anthropic_event(k, d) for k, d in anthropic_messages.stream_events(message)]
+            return frames, None
+        return None, Reply(200, openai_json(message).encode())
     if ask.api == "openrouter":
         body = openrouter.build_response(
             ask, answer, fault=fault, serial=serial, created=int(time.time())

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 __all__ = ["Api", "Ask", "BadRequest", "JsonFormat"]
 
-Api = Literal["openai", "vertex", "gemini", "perplexity", "openrouter"]
+Api = Literal["openai", "vertex", "gemini", "perplexity", "openrouter", "anthropic"]
 
 
 class BadRequest(Exception):
@@ -47,4 +47,5 @@ class Ask:
     country: str | None = None
     """ISO-2 country of the user's location, when the request carries one."""
     echo: Mapping[str, Any] = field(default_factory=dict)
-    """Request fields the reply repeats (OpenAI echoes its request parameters)."""
+    """Request fields the reply repeats (OpenAI echoes its request parameters; Anthropic's
+    documents and system prompt, which shape its answer)."""

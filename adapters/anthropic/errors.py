@@ -1,0 +1,141 @@
+"""``anthropic`` exceptions translated into router errors, in one place, at the SDK boundary.
+
+======================================  ===============================  =====================
+what the SDK raised                     router error                     reason
+======================================  ===============================  =====================
+``RateLimitError`` (429)                ``ProviderTransientError``       ``rate_limited``
+``OverloadedError`` (529)               ``ProviderTransientError``       ``overloaded``
+other 5xx (``InternalServerError``)     ``ProviderTransientError``       ``server_error``
+408 / 409                               ``ProviderTransientError``       ``timeout`` / ``conflict``
+``APITimeoutError``                     ``ProviderTransientError``       ``timeout``
+``APIConnectionError``                  ``ProviderTransientError``       ``connection``
+401 / 403                               ``ProviderRequestError``         ``auth``
+404                                     ``ProviderRequestError``         ``not_found``
+413                                     ``ProviderRequestError``         ``request_too_large``
+other 4xx                               ``ProviderRequestError``         ``bad_request``
+``json.JSONDecodeError``, cut JSON      ``ProviderTransientError``       ``truncated_response``
+``json.JSONDecodeError``, not JSON      ``ResponseParseError``           ``non_json_response``
+``APIResponseValidationError``          ``ResponseParseError``           ``unparseable_response``
+======================================  ===============================  =====================
+
+The API's error body is ``{"type": "error", "error": {"type", "message"}, "request_id"}``; its
+``message`` becomes the provider message (tags out, secrets redacted, cut). ``529
+overloaded_error`` is Anthropic's own status for a service at capacity: transient, like a 503.
+``Retry-After`` (``retry-after-ms`` first, then seconds or an HTTP date) gives
+``retry_after_s``. As with the OpenAI SDK, the async client's aiohttp transport reports a
+dropped or refused connection as a timeout; the aiohttp error beneath tells the two apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from adapters.sdk_errors import (
+    clean_message,
+    dropped_connection,
+    error_chain,
+    parse_retry_after,
+    provider_message,
+    undecodable_reply,
+)
+from router.errors import (
+    ProviderError,
+    ProviderRequestError,
+    ProviderTransientError,
+    ResponseParseError,
+)
+
+__all__ = ["BASE_URL_SETTING", "KEY_SETTING", "translate_anthropic_errors"]
+
+KEY_SETTING = "ANTHROPIC_API_KEY"
+BASE_URL_SETTING = "ANTHROPIC_BASE_URL"
+_TRANSIENT_STATUS_REASONS = {
+    408: "timeout",
+    409: "conflict",
+    429: "rate_limited",
+    529: "overloaded",
+}
+
+
+@contextmanager
+def translate_anthropic_errors(*, secret: str | None = None) -> Iterator[None]:
+    """Run an SDK call; its exceptions leave as router errors (``raise ... from``).
+
+    ``secret`` (the API key in use) is removed from every message, whatever the provider echoed.
+    """
+    import anthropic
+
+    try:
+        yield
+    except anthropic.APIStatusError as exc:
+        raise _status_error(exc, secret) from exc
+    except anthropic.APIConnectionError as exc:  # APITimeoutError included
+        dropped = dropped_connection(error_chain(exc))
+        if isinstance(exc, anthropic.APITimeoutError) and dropped is None:
+            raise ProviderTransientError(
+                "Anthropic: the call timed out before a reply arrived",
+                vendor="anthropic",
+                reason="timeout",
+            ) from exc
+        cause = dropped or exc.__cause__ or exc
+        raise ProviderTransientError(
+            f"Anthropic: could not reach the API ({type(cause).__name__}); "
+            f"check the network and {BASE_URL_SETTING}",
+            vendor="anthropic",
+            reason="connection",
+            provider_message=clean_message(str(cause), secret),
+        ) from exc
+    except anthropic.APIResponseValidationError as exc:
+        raise ResponseParseError(
+            "Anthropic: the reply does not have the shape of a message: "
+            f"{clean_message(str(exc), secret)}",
+            vendor="anthropic",
+        ) from exc
+    except json.JSONDecodeError as exc:
+        raise undecodable_reply(
+            exc,
+            vendor="anthropic",
+            label="Anthropic",
+            base_url_setting=BASE_URL_SETTING,
+            expected_api="the Anthropic Messages API",
+        ) from exc
+
+
+def _status_error(exc: Any, secret: str | None) -> ProviderError:
+    status: int = exc.status_code
+    message = provider_message(exc.body, fallback=exc.message, secret=secret)
+    said = f": {message}" if message else ""
+    if status in _TRANSIENT_STATUS_REASONS or status >= 500:
+        reason = _TRANSIENT_STATUS_REASONS.get(status, "server_error")
+        retry_after = parse_retry_after(exc.response.headers)
+        wait = f", retry after {retry_after:g} s" if retry_after is not None else ""
+        return ProviderTransientError(
+            f"Anthropic: {reason.replace('_', ' ')} (HTTP {status}{wait}){said}",
+            vendor="anthropic",
+            status_code=status,
+            reason=reason,
+            retry_after_s=retry_after,
+            provider_message=message,
+        )
+    if status in (401, 403):
+        return ProviderRequestError(
+            f"Anthropic rejected the credentials (HTTP {status}): check {KEY_SETTING} "
+            f"(and {BASE_URL_SETTING} when calling through a proxy){said}",
+            vendor="anthropic",
+            status_code=status,
+            reason="auth",
+            provider_message=message,
+        )
+    reasons = {404: "not_found", 413: "request_too_large"}
+    reason = reasons.get(status, "bad_request")
+    hint = f"; check the model name and {BASE_URL_SETTING}" if status == 404 else ""
+    return ProviderRequestError(
+        f"Anthropic rejected the request (HTTP {status}){said}{hint}",
+        vendor="anthropic",
+        status_code=status,
+        reason=reason,
+        provider_message=message,
+    )
