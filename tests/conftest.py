@@ -19,6 +19,7 @@ from support.secret_watch import SENTINEL_ENVIRONMENT, SecretWatch
 # on these variables (sdk-notes: GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT, ...).
 _PROVIDER_ENV_PREFIXES = (
     "OPENAI_",
+    "ANTHROPIC_",
     "GOOGLE_",
     "GEMINI_",
     "PERPLEXITY_",

@@ -1,4 +1,4 @@
-"""The fault matrix: every emulator fault x both vendors x AUTO/REQUIRED x route()/aroute().
+"""The fault matrix: every emulator fault x every vendor x AUTO/REQUIRED x route()/aroute().
 
 Each cell of ``tests/data/fault_matrix.json`` states its outcome: an answer after N provider
 calls (grounded or not, with citations or not), or exactly one ``RouterError`` subclass with its
@@ -40,6 +40,7 @@ TRANSIENT_KINDS = (
     "429",
     "500",
     "503",
+    "529",
     "hang",
     "drop",
     "truncate",
@@ -68,7 +69,7 @@ def router(emulator: Emulator, sleeps: RecordedSleeps) -> Iterator[UnifiedLLMAda
 
 
 def test_matrix_covers_every_fault_vendor_and_mode() -> None:
-    """Every fault kind appears for both vendors and both modes; transient ones also recover."""
+    """Every fault kind appears for every vendor and both modes; transient ones also recover."""
     cells = {(FaultSpec.parse(c["fault"]).kind, c["vendor"], c["mode"]) for c in CELLS}
     assert cells == set(product(FAULT_KINDS, VENDORS, MODES))
     recovering = {FaultSpec.parse(c["fault"]).kind for c in CELLS if "*" in c["fault"]}

@@ -15,6 +15,8 @@ other 5xx (``InternalServerError``)     ``ProviderTransientError``       ``serve
 other 4xx                               ``ProviderRequestError``         ``bad_request``
 ``json.JSONDecodeError``, cut JSON      ``ProviderTransientError``       ``truncated_response``
 ``json.JSONDecodeError``, not JSON      ``ResponseParseError``           ``non_json_response``
+``UnicodeDecodeError``, cut character   ``ProviderTransientError``       ``truncated_response``
+``UnicodeDecodeError``, other bytes     ``ResponseParseError``           ``non_json_response``
 ``APIResponseValidationError``          ``ResponseParseError``           ``unparseable_response``
 ======================================  ===============================  =====================
 
@@ -23,7 +25,9 @@ The API's error body is ``{"type": "error", "error": {"type", "message"}, "reque
 overloaded_error`` is Anthropic's own status for a service at capacity: transient, like a 503.
 ``Retry-After`` (``retry-after-ms`` first, then seconds or an HTTP date) gives
 ``retry_after_s``. As with the OpenAI SDK, the async client's aiohttp transport reports a
-dropped or refused connection as a timeout; the aiohttp error beneath tells the two apart.
+dropped or refused connection as a timeout; the aiohttp error beneath tells the two apart. A
+body cut inside a multi-byte character (Claude's answers carry typographic characters) fails
+the SDK's UTF-8 decoding before its JSON parse: that is a truncation too.
 """
 
 from __future__ import annotations
@@ -94,6 +98,8 @@ def translate_anthropic_errors(*, secret: str | None = None) -> Iterator[None]:
             f"{clean_message(str(exc), secret)}",
             vendor="anthropic",
         ) from exc
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(exc) from exc
     except json.JSONDecodeError as exc:
         raise undecodable_reply(
             exc,
@@ -102,6 +108,23 @@ def translate_anthropic_errors(*, secret: str | None = None) -> Iterator[None]:
             base_url_setting=BASE_URL_SETTING,
             expected_api="the Anthropic Messages API",
         ) from exc
+
+
+def _not_utf8(exc: UnicodeDecodeError) -> ProviderTransientError | ResponseParseError:
+    """A 200 body that is not UTF-8: cut inside a character (transient), or not text at all."""
+    if exc.reason == "unexpected end of data":
+        return ProviderTransientError(
+            f"Anthropic: the reply was cut off inside a UTF-8 character (byte {exc.start} "
+            f"of {len(exc.object)})",
+            vendor="anthropic",
+            reason="truncated_response",
+        )
+    return ResponseParseError(
+        f"Anthropic: the reply is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+        f"check that {BASE_URL_SETTING} points at the Anthropic Messages API",
+        vendor="anthropic",
+        reason="non_json_response",
+    )
 
 
 def _status_error(exc: Any, secret: str | None) -> ProviderError:

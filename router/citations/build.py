@@ -80,8 +80,14 @@ DOCUMENT_PREFIX = "document:"
 
 
 def document_domain(label: str) -> str:
-    """The ``source_domain`` of a citation of a supplied document: ``"document:<label>"``."""
-    return DOCUMENT_PREFIX + (sanitize_text(label, limit=TITLE_LIMIT) or "untitled")
+    """The ``source_domain`` of a citation of a supplied document: ``"document:<label>"``.
+
+    The label is the document's title (or its position) with each run of whitespace written as
+    one "-", so the label stays one token wherever domains are listed: "Q3 report" gives
+    ``"document:Q3-report"``.
+    """
+    cleaned = sanitize_text(label, limit=TITLE_LIMIT) or "untitled"
+    return DOCUMENT_PREFIX + "-".join(cleaned.split())
 
 
 def _document_source(label: str, title: str | None, source_type: SourceType | None) -> Derived:

@@ -161,7 +161,7 @@ def build_message(
                 }
             )
             results = []
-            for index in share:
+            for index in share if citing else ():  # no_citations: the searches found nothing
                 source = answer.sources[index]
                 found.setdefault(index, (source.url, source.title))
                 results.append(

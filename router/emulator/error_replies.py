@@ -199,7 +199,7 @@ def _perplexity_fault_reply(status: int, spec: FaultSpec) -> Reply:
     headers = {}
     if spec.retry_after_s is not None:
         headers["Retry-After"] = retry_after_header(spec.retry_after_s)
-    kind, message = _PERPLEXITY_KINDS[status]
+    kind, message = _PERPLEXITY_KINDS.get(status, _PERPLEXITY_KINDS[503])
     return perplexity_error(status, message, kind=kind, headers=headers)
 
 
@@ -231,7 +231,9 @@ def fault_reply(api: Api, spec: FaultSpec, model: str) -> Reply:
     if api == "openrouter":
         if spec.retry_after_s is not None:
             headers["Retry-After"] = retry_after_header(spec.retry_after_s)
-        return openrouter_error(status, _OPENROUTER_MESSAGES[status], headers=headers)
+        return openrouter_error(
+            status, _OPENROUTER_MESSAGES.get(status, _OPENROUTER_MESSAGES[503]), headers=headers
+        )
     if spec.retry_after_s is not None:
         headers["Retry-After"] = retry_after_header(spec.retry_after_s)
         if api == "openai":

@@ -43,6 +43,7 @@ def emulator_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSe
         "gemini_base_url": emulator.gemini_base_url,
         "perplexity_base_url": emulator.perplexity_base_url,
         "openrouter_base_url": emulator.openrouter_base_url,
+        "anthropic_base_url": emulator.anthropic_base_url,
         **overrides,
     }
     return RouterSettings(_env_file=None, **options)  # type: ignore[call-arg]

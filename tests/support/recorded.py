@@ -3,8 +3,9 @@
 Three kinds of file: ``*.json`` (one body), ``*.sse.txt`` (a raw event stream; Gemini/Vertex
 frames end in CRLF) and ``*.chunks.jsonl`` (one SSE data payload per line). For streams, the
 extractors are checked against the final state a client would hold: OpenAI's
-``response.completed`` response, and for Gemini/Vertex the chunks merged (text concatenated per
-candidate, the last non-empty grounding metadata, the last usage).
+``response.completed`` response, for Gemini/Vertex the chunks merged (text concatenated per
+candidate, the last non-empty grounding metadata, the last usage), and for Anthropic the message
+its events build (blocks started, text and citations appended, tool input JSON joined).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ __all__ = [
     "is_normalized",
     "load_events",
     "load_final_body",
+    "merge_anthropic_events",
     "merge_gemini_chunks",
     "openai_completed_response",
     "parse_sse",
@@ -114,6 +116,38 @@ def _append_parts(parts: list[dict[str, Any]], new_parts: list[dict[str, Any]]) 
             parts.append(dict(part))
 
 
+def merge_anthropic_events(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """An Anthropic Messages stream folded into the final message, as the SDK's accumulator does:
+    ``message_start`` gives the message, each block starts as sent and grows by its deltas
+    (``text_delta``, ``citations_delta``, ``input_json_delta``), ``message_delta`` sets the stop
+    reason and usage."""
+    message: dict[str, Any] = {}
+    partial_json: dict[int, str] = {}
+    for event in events:
+        kind = event.get("type")
+        if kind == "message_start":
+            message = {**event["message"], "content": []}
+        elif kind == "content_block_start":
+            message["content"].append(dict(event["content_block"]))
+        elif kind == "content_block_delta":
+            block = message["content"][event["index"]]
+            delta = event["delta"]
+            if delta["type"] == "text_delta":
+                block["text"] = block.get("text", "") + delta["text"]
+            elif delta["type"] == "citations_delta":
+                block["citations"] = [*block.get("citations", []), delta["citation"]]
+            elif delta["type"] == "input_json_delta":
+                partial_json[event["index"]] = (
+                    partial_json.get(event["index"], "") + delta["partial_json"]
+                )
+        elif kind == "message_delta":
+            message.update(event.get("delta", {}))
+            message["usage"] = {**message.get("usage", {}), **event.get("usage", {})}
+    for index, text in partial_json.items():
+        message["content"][index]["input"] = json.loads(text) if text else {}
+    return message
+
+
 def load_final_body(path: Path) -> dict[str, Any]:
     """The body an extractor sees for ``path``: the JSON itself, or a stream's final state."""
     if path.suffix == ".json":
@@ -122,6 +156,8 @@ def load_final_body(path: Path) -> dict[str, Any]:
     events = load_events(path)
     if any(str(event.get("type", "")).startswith("response.") for event in events):
         return openai_completed_response(events)
+    if events and events[0].get("type") == "message_start":
+        return merge_anthropic_events(events)
     return merge_gemini_chunks(events)
 
 
