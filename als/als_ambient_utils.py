@@ -12,6 +12,10 @@ unless ``include_redirects=True``. ``raw["redirect"] = true`` alone only says th
 is a redirect link; when its true domain came from a domain field or the title
 (``redirect_only`` false) it counts under that domain. Output written before ``redirect_only``
 existed set ``redirect`` only for redirect-only citations, and is read so.
+
+Citations of documents the request supplied (``source_domain`` ``"document:<label>"``, no URL)
+are not web sources: the TLD and domain counts never include them, and
+:func:`extract_document_counts` counts them by label.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from als.cctlds import CCTLD_EXCEPTIONS, IDN_CCTLDS
-from router.citations import public_suffix, registrable_domain
+from router.citations import DOCUMENT_PREFIX, public_suffix, registrable_domain
 
 __all__ = [
     "CCTLD_EXCEPTIONS",
@@ -31,10 +35,13 @@ __all__ = [
     "citation_host",
     "country_tlds",
     "counts_under_tlds",
+    "extract_document_counts",
     "extract_domain_counts",
     "extract_redirector_counts",
     "extract_tld_counts",
+    "is_document_citation",
     "is_redirect_citation",
+    "split_document_citations",
     "split_redirect_citations",
     "top_level_label",
 ]
@@ -69,6 +76,31 @@ def is_redirect_citation(citation: object) -> bool:
     return _field(raw, "redirect") is True
 
 
+def is_document_citation(citation: object) -> bool:
+    """Whether the citation is of a document the request supplied (``document:<label>``)."""
+    domain = _field(citation, "source_domain")
+    return isinstance(domain, str) and domain.startswith(DOCUMENT_PREFIX)
+
+
+def split_document_citations(citations: Iterable[object]) -> tuple[list[Any], list[Any]]:
+    """``(web, documents)``: citations of web sources, and of supplied documents."""
+    web: list[Any] = []
+    documents: list[Any] = []
+    for citation in _entries(citations):
+        (documents if is_document_citation(citation) else web).append(citation)
+    return web, documents
+
+
+def extract_document_counts(citations: Iterable[object]) -> dict[str, int]:
+    """Citations per supplied document (its ``document:<label>``), most cited first."""
+    counts: Counter[str] = Counter(
+        _field(citation, "source_domain")
+        for citation in _entries(citations)
+        if is_document_citation(citation)
+    )
+    return _ranked(counts)
+
+
 def split_redirect_citations(citations: Iterable[object]) -> tuple[list[Any], list[Any]]:
     """``(true_source, redirector)``: citations with a known source, and redirect-only ones."""
     true_source: list[Any] = []
@@ -82,8 +114,11 @@ def citation_host(citation: object) -> str | None:
     """The text a citation's host is read from: ``source_domain``, else ``url``, else None.
 
     ``source_domain`` wins when it holds a usable host; a citation whose ``source_domain`` is
-    empty, not a string or not a host falls back to its ``url``.
+    empty, not a string or not a host falls back to its ``url``. A supplied document's citation
+    has no host.
     """
+    if is_document_citation(citation):  # "document:2" would read as host "document"
+        return None
     candidates = (_field(citation, "source_domain"), _field(citation, "url"))
     texts = [text for text in candidates if isinstance(text, str) and text.strip()]
     for text in texts:

@@ -7,6 +7,8 @@ suffix (``co.uk`` and ``gov.uk`` apart, more telling than the bare TLD ``uk`` th
 ``extract_tld_counts`` counts by default) and per registrable domain, the redirect-only
 citations (apart: their true source is unknown), the share on the requester's own country-code
 TLD, and the failed rows by error type.
+Citations of documents the requests supplied (``document:<label>``) are counted apart, per
+label, and are in none of the web counts and shares (``citations`` counts web sources only).
 
 Shares and what they are shares of:
 
@@ -40,9 +42,11 @@ from als.als_ambient_utils import (
     cctld_for_country,
     country_tlds,
     counts_under_tlds,
+    extract_document_counts,
     extract_domain_counts,
     extract_redirector_counts,
     extract_tld_counts,
+    split_document_citations,
     split_redirect_citations,
 )
 from als.cost import SourceCost
@@ -70,6 +74,7 @@ class GroupReport:
     redirector_citations: int = 0
     tld_counts: Counter[str] = field(default_factory=Counter)
     domain_counts: Counter[str] = field(default_factory=Counter)
+    document_counts: Counter[str] = field(default_factory=Counter)
     redirector_domain_counts: Counter[str] = field(default_factory=Counter)
     own_cctlds: set[str] = field(default_factory=set)
     """The ASCII ccTLDs of the countries the group's answered requests named."""
@@ -166,6 +171,10 @@ class GroupReport:
                 "share": _rounded(self.own_cctld_share),
                 "suffixes": dict(_ranked(self.own_cctld_counts)),
             },
+            "documents": {
+                "citations": sum(self.document_counts.values()),
+                "labels": dict(_ranked(self.document_counts)),
+            },
             "redirector": {
                 "citations": self.redirector_citations,
                 "share": _rounded(self.redirector_share),
@@ -182,9 +191,9 @@ class GroupReport:
     def _add_response(self, response: object, country: str | None) -> None:
         self.cost.add(response)
         citations = _get(response, "citations")
-        true_source, redirector = split_redirect_citations(
-            citations if isinstance(citations, list) else []
-        )
+        web, documents = split_document_citations(citations if isinstance(citations, list) else [])
+        self.document_counts.update(extract_document_counts(documents))
+        true_source, redirector = split_redirect_citations(web)
         # Public suffixes, not bare TLDs: co.uk and gov.uk tell apart what uk would merge.
         tlds = extract_tld_counts(true_source, level="suffix")
         self.responses += 1

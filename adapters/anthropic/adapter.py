@@ -1,10 +1,16 @@
 """AnthropicAdapter: Claude through the Messages API and the official ``anthropic`` client.
 
 The adapter plans the calls (:mod:`adapters.anthropic.request`: one, or two for JSON with
-citations), sends each through ``messages.create`` with the SDK's retries off (the router's
-retry layer owns retries), translates SDK errors at the boundary
-(:mod:`adapters.anthropic.errors`) and maps the reply with pure functions
-(:mod:`adapters.anthropic.reply`, :mod:`adapters.anthropic.citations`).
+citations), sends each with the SDK's retries off (the router's retry layer owns retries),
+translates SDK errors at the boundary (:mod:`adapters.anthropic.errors`) and maps the reply with
+pure functions (:mod:`adapters.anthropic.reply`, :mod:`adapters.anthropic.citations`).
+
+The call goes through the client's documented generic ``post`` to ``/v1/messages`` with the
+prepared body and ``cast_to=object``, as the OpenAI adapter does: the parameters are plain JSON
+already and the mappers read plain dicts, so building the SDK's ``Message`` (every search
+result's ``encrypted_content`` included) only to dump it again is skipped. Authentication,
+``anthropic-version``, timeouts and the SDK's errors are those of ``messages.create``; a test
+checks that both put the same request on the wire.
 
 Clients are created lazily and reused, keyed by the API key and base URL, so one adapter
 serves any settings from any thread. Async clients run on the SDK's aiohttp transport and
@@ -36,6 +42,8 @@ __all__ = ["AnthropicAdapter"]
 
 _log = structlog.get_logger(__name__)
 
+MESSAGES_PATH = "/v1/messages"
+
 # What shapes a client: the API key and the base URL (None: the SDK's default endpoint).
 _ClientKey = tuple[str, str | None]
 
@@ -62,7 +70,12 @@ class AnthropicAdapter:
             if params is None:
                 break
             with translate_anthropic_errors(secret=key[0]):
-                message = client.messages.create(**params, timeout=_timeout(request, settings))
+                message = client.post(
+                    MESSAGES_PATH,
+                    body=params,
+                    cast_to=object,
+                    options={"timeout": _timeout(request, settings)},
+                )
             results.append(self._mapped(request, step, message))
         return _result(request, results)
 
@@ -76,8 +89,11 @@ class AnthropicAdapter:
             if params is None:
                 break
             with translate_anthropic_errors(secret=key[0]):
-                message = await client.messages.create(
-                    **params, timeout=_timeout(request, settings)
+                message = await client.post(
+                    MESSAGES_PATH,
+                    body=params,
+                    cast_to=object,
+                    options={"timeout": _timeout(request, settings)},
                 )
             results.append(self._mapped(request, step, message))
         return _result(request, results)

@@ -55,6 +55,9 @@ def _raw_copy(raw: Mapping[str, Any] | None, redirect: int) -> dict[str, Any]:
 # Location keys that hold provider indices (non-negative ints); the others hold text.
 _LOCATION_HINTS = get_type_hints(Location)
 _LOCATION_INDEX_KEYS = frozenset(key for key, hint in _LOCATION_HINTS.items() if hint is int)
+_LOCATION_NULLABLE_KEYS = frozenset(
+    key for key, hint in _LOCATION_HINTS.items() if type(None) in get_args(hint)
+)
 _LOCATION_TYPES = frozenset(get_args(LocationType))
 
 
@@ -62,7 +65,8 @@ def _location_copy(location: Location) -> Location | None:
     """A clean copy of ``location``, or None when it names no kind.
 
     Keys the schema does not name are left out, an index that is not a non-negative integer
-    too (a provider's -1 or "3" says nothing usable), and text is cleaned like a title.
+    too (a provider's -1 or "3" says nothing usable), and text is cleaned like a title (text
+    that cleans to nothing is left out, or None where the key allows it).
     """
     if not isinstance(location, Mapping) or location.get("type") not in _LOCATION_TYPES:
         return None
@@ -72,7 +76,10 @@ def _location_copy(location: Location) -> Location | None:
             if type(value) is int and value >= 0:
                 copied[key] = value
         elif key in _LOCATION_HINTS and (value is None or type(value) is str):
-            copied[key] = value if value is None else sanitize_text(value, limit=TITLE_LIMIT)
+            text = value if value is None else sanitize_text(value, limit=TITLE_LIMIT)
+            # Text that cleans to nothing is no value: kept as None only where None is allowed.
+            if text is not None or key in _LOCATION_NULLABLE_KEYS:
+                copied[key] = text
     return cast(Location, copied)
 
 

@@ -302,7 +302,7 @@ def _document_citation(source: object, index: int, title: str | None) -> dict[st
 
 def _first_sentence_end(text: str) -> int:
     match = re.search(r"[.!?](\s|$)", text)
-    end = match.end(0) if match else len(text)
+    end = match.start(0) + 1 if match else len(text)
     return min(end, 400) if end else len(text)
 
 

@@ -183,6 +183,7 @@ _VENDOR_REPLY_KINDS = {
     "gemini": "generate_content",
     "perplexity": "perplexity",
     "openrouter": "chat",
+    "anthropic": "messages",
 }
 
 
@@ -192,6 +193,8 @@ def reply_kind(body: dict[str, Any]) -> str | None:
         return "responses"
     if body.get("candidates"):
         return "generate_content"
+    if body.get("type") == "message" and isinstance(body.get("content"), list):
+        return "messages"
     if "choices" in body:
         return "perplexity" if "citations" in body or "search_results" in body else "chat"
     return None

@@ -45,6 +45,7 @@ ERROR_KINDS: dict[str, tuple[type[RouterError], str]] = {
     "429": (ProviderTransientError, "rate_limited"),
     "500": (ProviderTransientError, "server_error"),
     "503": (ProviderTransientError, "server_error"),
+    "529": (ProviderTransientError, "server_error"),
     "400": (ProviderRequestError, "bad_request"),
     "401": (ProviderRequestError, "auth"),
     "hang": (ProviderTransientError, "timeout"),
