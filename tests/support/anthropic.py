@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from support.recorded import RECORDED_DIR, load_final_body, recorded_files
+from support.recorded import RECORDED_DIR, recorded_files
 
 __all__ = ["ANTHROPIC_FILES", "EXPECTED_DIR", "body_citations", "sdk_message"]
 

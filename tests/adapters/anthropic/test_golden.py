@@ -153,7 +153,8 @@ def test_uncited_results_follow_in_result_order_with_page_age(path: Path) -> Non
     for citation in uncited:
         assert "page_age" in citation["raw"]
         assert "encrypted_content" not in citation["raw"]
-        assert citation["location"] is None and citation["cited_text"] is None
+        assert citation["location"] is None
+        assert citation["cited_text"] is None
     assert [c["rank"] for c in citations] == list(range(1, len(citations) + 1))
 
 

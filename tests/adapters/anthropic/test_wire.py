@@ -16,7 +16,12 @@ from typing import Any
 import pytest
 
 from adapters.anthropic.adapter import AnthropicAdapter
-from adapters.anthropic.request import WEB_SEARCH_TOOL_TYPE, build_message_params, plan_steps
+from adapters.anthropic.request import (
+    JSON_OBJECT_INSTRUCTION,
+    WEB_SEARCH_TOOL_TYPE,
+    build_message_params,
+    plan_steps,
+)
 from adapters.base import AdapterResult
 from router.emulator import FAULT_KINDS, Emulator
 from router.errors import (
@@ -239,7 +244,7 @@ def test_json_mode_asks_in_words_and_unfences(
 ) -> None:
     """json_mode without a schema asks in the system prompt; the fenced answer is parsed."""
     result = adapter.complete(ask(json_mode=True), settings)
-    assert emulator.requests[0].json["system"] == "Reply with a single JSON object and nothing else."
+    assert emulator.requests[0].json["system"] == JSON_OBJECT_INSTRUCTION
     assert isinstance(result.parsed, dict)
     assert not result.content.startswith("```")
 
@@ -250,7 +255,8 @@ def test_grounded_json_takes_two_steps(
     """Citations and structured output do not mix: search in prose, then reshape without tools."""
     result = adapter.complete(ask(grounded=True, json_schema=SCHEMA), settings)
     first, second = (sent.json for sent in emulator.requests)
-    assert "tools" in first and "output_config" not in first
+    assert "tools" in first
+    assert "output_config" not in first
     assert "tools" not in second
     assert second["output_config"]["format"]["schema"] == SCHEMA
     assert second["messages"][-2] == {
@@ -291,9 +297,8 @@ def test_missing_key_is_a_configuration_error(
 
 def _faulty(ask: Ask, kind: str) -> LLMRequest:
     timeout = 0.3 if kind == "hang" else 5.0
-    return ask(
-        f"What is the capital of France? [[emulator:fault={kind}]]", grounded=True, timeout_s=timeout
-    )
+    question = f"What is the capital of France? [[emulator:fault={kind}]]"
+    return ask(question, grounded=True, timeout_s=timeout)
 
 
 def _check_fault(row: dict[str, Any], outcome: AdapterResult | RouterError) -> None:
@@ -362,33 +367,31 @@ def test_router_gives_up_after_max_attempts_of_429(
 ) -> None:
     """Rate limited on every attempt: the transient error after max_attempts calls."""
     sleeps = RecordedSleeps()
-    with UnifiedLLMAdapter(settings, sleep=sleeps, async_sleep=sleeps.asleep) as router:
-        with pytest.raises(ProviderTransientError) as raised:
-            router.route(_faulty(ask, "429:1"))
+    with (
+        UnifiedLLMAdapter(settings, sleep=sleeps, async_sleep=sleeps.asleep) as router,
+        pytest.raises(ProviderTransientError) as raised,
+    ):
+        router.route(_faulty(ask, "429:1"))
     assert raised.value.reason == "rate_limited"
     assert raised.value.attempts == settings.max_attempts == len(emulator.requests)
     assert sleeps.waits == [1.0] * (settings.max_attempts - 1)
 
 
-def test_router_rejects_required_without_a_search(
-    settings: RouterSettings, ask: Ask
-) -> None:
+def test_router_rejects_required_without_a_search(settings: RouterSettings, ask: Ask) -> None:
     """REQUIRED grounding: an answer without a web search call is not_invoked."""
-    with UnifiedLLMAdapter(settings) as router:
-        with pytest.raises(GroundingRequiredFailedError) as raised:
-            router.route(
-                _faulty(ask, "no_search").model_copy(update={"grounding_mode": "REQUIRED"})
-            )
+    with (
+        UnifiedLLMAdapter(settings) as router,
+        pytest.raises(GroundingRequiredFailedError) as raised,
+    ):
+        router.route(_faulty(ask, "no_search").model_copy(update={"grounding_mode": "REQUIRED"}))
     assert raised.value.reason == "not_invoked"
 
 
-def test_router_rejects_required_without_a_citation(
-    settings: RouterSettings, ask: Ask
-) -> None:
+def test_router_rejects_required_without_a_citation(settings: RouterSettings, ask: Ask) -> None:
     """REQUIRED grounding: searches that found and cited nothing are no_citations."""
-    with UnifiedLLMAdapter(settings) as router:
-        with pytest.raises(GroundingRequiredFailedError) as raised:
-            router.route(
-                _faulty(ask, "no_citations").model_copy(update={"grounding_mode": "REQUIRED"})
-            )
+    with (
+        UnifiedLLMAdapter(settings) as router,
+        pytest.raises(GroundingRequiredFailedError) as raised,
+    ):
+        router.route(_faulty(ask, "no_citations").model_copy(update={"grounding_mode": "REQUIRED"}))
     assert raised.value.reason == "no_citations"
