@@ -261,6 +261,7 @@ _ROWS: tuple[ProviderRow, ...] = (
         ),
         settings=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
         summary="Claude through the Messages API with the web search server tool (anthropic SDK)",
+        reply_mapper_path="adapters.anthropic.reply:map_anthropic_result",
     ),
 )
 

@@ -8,7 +8,8 @@ naming the stop reason), a refusal (``refusal``), or JSON that does not parse
 (``invalid_json``).
 
 ``usage.input_tokens`` counts every prompt token: the API reports the cached ones
-(``cache_creation_input_tokens``, ``cache_read_input_tokens``) apart from ``input_tokens``.
+(``cache_creation_input_tokens``, ``cache_read_input_tokens``) apart from ``input_tokens``;
+``cached_input_tokens`` is the part read from the prompt cache.
 A ``pause_turn`` stop (the server paused a long search turn) keeps what was answered and says
 so in the warnings.
 """
@@ -21,35 +22,62 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.anthropic.citations import AnthropicExtraction, read_anthropic_reply
+from adapters.anthropic.request import plan_steps
 from adapters.base import AdapterResult
+from adapters.json_answer import unholdable_json
 from adapters.values import as_mapping
 from router.errors import ResponseParseError
-from router.types import Usage
+from router.types import LLMRequest, Usage
 
-__all__ = ["map_anthropic_reply", "parse_json_answer", "reply_result"]
+__all__ = ["map_anthropic_reply", "map_anthropic_result", "parse_json_answer", "reply_result"]
 
 _SHOWN_CHARS = 80
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*[ \t]*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 _INPUT_COUNTS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
-def map_anthropic_reply(message: object, *, wants_json: bool) -> AdapterResult:
-    """The :class:`AdapterResult` of one reply; raises ``ResponseParseError`` when unusable."""
+def map_anthropic_reply(message: object, *, wants_json: bool, strict: bool = True) -> AdapterResult:
+    """The :class:`AdapterResult` of one reply; raises ``ResponseParseError`` when unusable.
+
+    With ``strict=False`` it never raises: a reply without text or with JSON that does not parse
+    is kept, with the reason in ``warnings``.
+    """
     body = as_mapping(message) or {}
-    return reply_result(body, read_anthropic_reply(body), wants_json=wants_json)
+    return reply_result(body, read_anthropic_reply(body), wants_json=wants_json, strict=strict)
+
+
+def map_anthropic_result(
+    reply: object, request: LLMRequest, *, strict: bool = True
+) -> AdapterResult:
+    """The reply mapper of the registry (``extract()``, streams): one final reply to
+    ``request``, step 1's when the request takes two calls (JSON with citations)."""
+    wants_json = request.wants_json and len(plan_steps(request)) == 1
+    return map_anthropic_reply(reply, wants_json=wants_json, strict=strict)
 
 
 def reply_result(
-    body: Mapping[str, Any], extraction: AnthropicExtraction, *, wants_json: bool
+    body: Mapping[str, Any],
+    extraction: AnthropicExtraction,
+    *,
+    wants_json: bool,
+    strict: bool = True,
 ) -> AdapterResult:
     """The result of a reply already read (a stream's final message is read as it arrives)."""
     content = extraction.content
-    if not content.strip():
-        raise _unusable(extraction.stop_reason)
-    if wants_json:
-        content = _unfenced(content)
+    problems: list[str] = []
+    parsed = None
+    try:
+        if not content.strip():
+            raise _unusable(extraction.stop_reason)
+        if wants_json:
+            content = _unfenced(content)
+            parsed = parse_json_answer(content, stop_reason=extraction.stop_reason)
+    except ResponseParseError as error:
+        if strict:
+            raise
+        problems.append(str(error))
     grounding = extraction.grounding
-    warnings = list(grounding.warnings)
+    warnings = [*grounding.warnings, *problems]
     if extraction.stop_reason == "pause_turn":
         warnings.append(
             "[CITATIONS] Anthropic: the turn was paused (pause_turn) before it finished; "
@@ -58,9 +86,7 @@ def reply_result(
     model = body.get("model")
     return AdapterResult(
         content=content,
-        parsed=parse_json_answer(content, stop_reason=extraction.stop_reason)
-        if wants_json
-        else None,
+        parsed=parsed,
         model_version=model if isinstance(model, str) else None,
         grounded_effective=grounding.grounded_effective,
         tool_call_count=grounding.tool_call_count,
@@ -83,7 +109,9 @@ def parse_json_answer(content: str, *, stop_reason: str | None = None) -> Any:
     """The JSON value of an answer; ``ResponseParseError(reason="invalid_json")`` if it is not."""
     try:
         return json.loads(content)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # digits past int's limit, nesting past Python's
+        if not isinstance(exc, json.JSONDecodeError):
+            raise unholdable_json("Anthropic", exc, vendor="anthropic") from exc
         shown = content.strip()[:_SHOWN_CHARS]
         cut = " (the reply was cut short: max_tokens)" if stop_reason == "max_tokens" else ""
         raise ResponseParseError(
@@ -109,7 +137,13 @@ def usage_of(value: object) -> Usage:
         if input_tokens is not None and output_tokens is not None
         else None
     )
-    return Usage(input_tokens=input_tokens, output_tokens=output_tokens, total_tokens=total)
+    cached = usage.get("cache_read_input_tokens")
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=total,
+        cached_input_tokens=cached if type(cached) is int else None,
+    )
 
 
 def _unfenced(content: str) -> str:
