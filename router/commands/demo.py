@@ -1,10 +1,11 @@
 """``grounding-router demo``: the router end to end against the built-in emulator.
 
-It starts the loopback emulator in this process, points both real SDK clients at it, and routes a
+It starts the loopback emulator in this process, points every real SDK client at it, and routes a
 handful of requests through the real adapters: AUTO and REQUIRED grounding on OpenAI and Vertex,
 grounded JSON on Vertex (two steps), one grounded question each to the Gemini API, Perplexity
-and OpenRouter, a transient fault that is retried, and a REQUIRED failure shown as the error a
-pipeline would catch. Nothing leaves the machine and no key is needed.
+and OpenRouter, Claude's cited passages and a document it cites, transient faults that are
+retried, and a REQUIRED failure shown as the error a pipeline would catch. Nothing leaves the
+machine and no key is needed.
 """
 
 from __future__ import annotations
@@ -100,6 +101,40 @@ DEMO_STEPS: tuple[DemoStep, ...] = (
     DemoStep(
         "OpenRouter with the web plugin: OpenAI's annotation shape, page text as snippet",
         _ask("openrouter", "What is the capital of France?", grounded=True, request_id="demo-o"),
+    ),
+    DemoStep(
+        "Claude, REQUIRED grounding for a user in Switzerland, past one 529 overloaded: "
+        "cited passages and their locations",
+        _ask(
+            "anthropic",
+            "What is the capital of Switzerland? [[emulator:fault=529:1*1]]",
+            grounded=True,
+            grounding_mode="REQUIRED",
+            user_location={"country": "CH", "city": "Zurich"},
+            blocked_domains=["pinterest.com"],
+            request_id="demo-claude",
+        ),
+    ),
+    DemoStep(
+        "Claude, citing a document sent with the question (no search)",
+        {
+            "vendor": "anthropic",
+            "model": provider("anthropic").default_model,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "What does the memo say about sales?"},
+                        {
+                            "type": "document",
+                            "title": "Q3 memo",
+                            "source": "Sales grew 4% in the third quarter. Costs fell 2%.",
+                        },
+                    ],
+                }
+            ],
+            "request_id": "demo-document",
+        },
     ),
     DemoStep(
         "OpenAI, REQUIRED grounding through a rate limit (429 once, retried)",

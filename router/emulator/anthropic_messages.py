@@ -181,7 +181,9 @@ def build_message(
     if ask.json_format is not None or _wants_json_text(ask):
         content.append({"type": "text", "text": _json_text(ask, answer)})
     else:
-        content.extend(_answer_blocks(answer, found if citing else {}, serial))
+        content.extend(
+            _answer_blocks(answer, found if citing else {}, searched=searched, serial=serial)
+        )
         content.extend(_document_blocks(documents))
     text_tokens = sum(len(str(block.get("text", ""))) // 4 for block in content)
     usage: dict[str, Any] = {
@@ -218,12 +220,11 @@ def _search_plan(answer: Answer) -> list[tuple[str, list[int]]]:
 
 
 def _answer_blocks(
-    answer: Answer, found: Mapping[int, tuple[str, str]], serial: str
+    answer: Answer, found: Mapping[int, tuple[str, str]], *, searched: bool, serial: str
 ) -> list[dict[str, Any]]:
     """The answer as small text blocks; only the citing ones carry ``citations``."""
-    blocks: list[dict[str, Any]] = [
-        {"type": "text", "text": "Based on the search results, here is what I found:\n\n"}
-    ]
+    intro = "Based on the search results, here is what I found:\n\n" if searched else ""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": intro}] if intro else []
     for number, claim in enumerate(answer.claims):
         citations = [
             {

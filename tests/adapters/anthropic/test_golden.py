@@ -181,3 +181,17 @@ def test_sdk_message_reads_like_its_body(path: Path) -> None:
     assert from_sdk.content == from_dict.content
     assert from_sdk.citations == from_dict.citations
     assert from_sdk.grounding == from_dict.grounding
+
+
+@pytest.mark.parametrize("path", ANTHROPIC_FILES, ids=IDS)
+def test_extract_gives_the_mapped_reply(path: Path) -> None:
+    """extract("anthropic", body) gives the content, citations and grounding of the mapper."""
+    from router import extract
+
+    body = load_final_body(path)
+    reply = read_anthropic_reply(body)
+    response = extract("anthropic", json.dumps(body))
+    assert response.content == reply.content
+    assert response.citations == reply.citations
+    assert response.grounded_effective is reply.grounding.grounded_effective
+    assert response.web_search_queries == list(reply.grounding.web_search_queries)
