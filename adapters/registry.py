@@ -250,7 +250,7 @@ _ROWS: tuple[ProviderRow, ...] = (
         adapter_path="adapters.anthropic.adapter:AnthropicAdapter",
         default_model="claude-sonnet-4-6",
         capabilities=Capabilities(
-            streaming=False,
+            streaming=True,
             citations=True,
             json_mode=True,
             two_step_json=True,
@@ -262,6 +262,7 @@ _ROWS: tuple[ProviderRow, ...] = (
         settings=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
         summary="Claude through the Messages API with the web search server tool (anthropic SDK)",
         reply_mapper_path="adapters.anthropic.reply:map_anthropic_result",
+        stream_reader_path="adapters.anthropic.stream:AnthropicStreamReader",
     ),
 )
 

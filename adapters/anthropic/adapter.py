@@ -12,6 +12,10 @@ result's ``encrypted_content`` included) only to dump it again is skipped. Authe
 ``anthropic-version``, timeouts and the SDK's errors are those of ``messages.create``; a test
 checks that both put the same request on the wire.
 
+``stream()`` sends the same call as a Messages stream (``"stream": true``) and yields its events
+as dicts for the registry's stream reader (:mod:`adapters.anthropic.stream`); JSON with
+citations streams step 1's prose and makes the reshape call in ``finish_stream``.
+
 Clients are created lazily and reused, keyed by the API key and base URL, so one adapter
 serves any settings from any thread. Async clients run on the SDK's aiohttp transport and
 belong to the event loop they were created on (:mod:`adapters.loop_clients`).
@@ -20,6 +24,7 @@ belong to the event loop they were created on (:mod:`adapters.loop_clients`).
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -27,7 +32,7 @@ import structlog
 from adapters.anthropic.errors import KEY_SETTING, translate_anthropic_errors
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.anthropic.request import Step, build_message_params, plan_steps
-from adapters.base import Adapter, AdapterResult
+from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.loop_clients import LoopClients
 from adapters.two_step import reshape_is_pointless, step2_skipped, two_step_result
 from router.errors import ConfigurationError
@@ -98,6 +103,94 @@ class AnthropicAdapter:
             results.append(self._mapped(request, step, message))
         return _result(request, results)
 
+    def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
+        """Send step 1 of ``request`` as a stream once; yield its events as dicts (no retries)."""
+        from anthropic import Stream
+
+        key = _client_key(settings)
+        params = {**_first_params(request, settings), "stream": True}
+        client = self._client(key)
+        with translate_anthropic_errors(secret=key[0]):
+            events = client.post(
+                MESSAGES_PATH,
+                body=params,
+                cast_to=object,
+                stream=True,
+                stream_cls=Stream[object],
+                options={"timeout": _timeout(request, settings)},
+            )
+        try:
+            with translate_anthropic_errors(secret=key[0]):
+                for event in events:
+                    if isinstance(event, dict):
+                        yield event
+        finally:
+            events.close()
+
+    async def astream(
+        self, request: LLMRequest, settings: RouterSettings
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The async twin of :meth:`stream`."""
+        from anthropic import AsyncStream
+
+        key = _client_key(settings)
+        params = {**_first_params(request, settings), "stream": True}
+        client = self._async_clients.get(key)
+        with translate_anthropic_errors(secret=key[0]):
+            events = await client.post(
+                MESSAGES_PATH,
+                body=params,
+                cast_to=object,
+                stream=True,
+                stream_cls=AsyncStream[object],
+                options={"timeout": _timeout(request, settings)},
+            )
+        try:
+            with translate_anthropic_errors(secret=key[0]):
+                async for event in events:
+                    if isinstance(event, dict):
+                        yield event
+        finally:
+            await events.close()
+
+    def finish_stream(
+        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
+    ) -> AdapterResult:
+        """The streamed answer, then (JSON with citations) the reshape call, not streamed."""
+        results = [reader.finish(strict=True)]
+        steps = plan_steps(request)
+        params = _params_for(request, settings, steps[-1], results) if len(steps) == 2 else None
+        if params is not None:
+            key = _client_key(settings)
+            with translate_anthropic_errors(secret=key[0]):
+                message = self._client(key).post(
+                    MESSAGES_PATH,
+                    body=params,
+                    cast_to=object,
+                    options={"timeout": _timeout(request, settings)},
+                )
+            results.append(self._mapped(request, steps[-1], message))
+        return _result(request, results)
+
+    async def afinish_stream(
+        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
+    ) -> AdapterResult:
+        """The async twin of :meth:`finish_stream`."""
+        results = [reader.finish(strict=True)]
+        steps = plan_steps(request)
+        params = _params_for(request, settings, steps[-1], results) if len(steps) == 2 else None
+        if params is not None:
+            key = _client_key(settings)
+            with translate_anthropic_errors(secret=key[0]):
+                message = await self._async_clients.get(key).post(
+                    MESSAGES_PATH,
+                    body=params,
+                    cast_to=object,
+                    options={"timeout": _timeout(request, settings)},
+                )
+            results.append(self._mapped(request, steps[-1], message))
+        return _result(request, results)
+
     def close(self) -> None:
         """Close the sync clients, and the async ones of event loops that are not running."""
         with self._lock:
@@ -157,6 +250,13 @@ def _params_for(
     )
 
 
+def _first_params(request: LLMRequest, settings: RouterSettings) -> dict[str, Any]:
+    """The parameters of the call a stream sends: the only one, or step 1 of two."""
+    return build_message_params(
+        request, plan_steps(request)[0], max_uses=settings.anthropic_max_searches
+    )
+
+
 def _result(request: LLMRequest, results: list[AdapterResult]) -> AdapterResult:
     if len(results) == 2:
         return two_step_result(results[0], results[1])
@@ -199,4 +299,4 @@ def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
 
 
 if TYPE_CHECKING:  # mypy proves that the class satisfies the router's Adapter protocol
-    _satisfies_protocol: Adapter = AnthropicAdapter()
+    _satisfies_protocol: StreamingAdapter = AnthropicAdapter()

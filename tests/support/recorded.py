@@ -165,13 +165,16 @@ def stream_final_body(path: Path) -> dict[str, Any] | None:
     """The final body a recorded stream adds up to, built here independently of the readers.
 
     OpenAI Responses streams: the ``response.completed`` response; Gemini/Vertex: the chunks
-    merged. None for a stream of another kind (its provider's suite adds a builder here).
+    merged; Anthropic: the message its events build. None for a stream of another kind (its
+    provider's suite adds a builder here).
     """
     events = load_events(path)
     if any(str(event.get("type", "")).startswith("response.") for event in events):
         return openai_completed_response(events)
     if events and all("candidates" in event or "usageMetadata" in event for event in events):
         return merge_gemini_chunks(events)
+    if events and events[0].get("type") == "message_start":
+        return merge_anthropic_events(events)
     return None
 
 

@@ -1,0 +1,159 @@
+"""The Anthropic stream reader: Messages SSE events to router events.
+
+A Messages stream is ``message_start`` (the message with empty ``content``), then per content
+block ``content_block_start`` (the block as it begins), ``content_block_delta``s and
+``content_block_stop``, then ``message_delta`` (stop reason, final usage) and ``message_stop``;
+``ping`` events come in between. Deltas are ``text_delta`` (answer text), ``citations_delta``
+(one citation of the text block, arriving before its text: provider-quirks section 3) and
+``input_json_delta`` (pieces of a ``server_tool_use`` block's input JSON).
+
+- Text blocks' ``text_delta``s go out as ``TextDelta`` as they arrive: concatenated, they are
+  the answer, as for a final body.
+- A ``web_search`` ``server_tool_use`` block is one ``SearchStarted`` with its query once its
+  input is complete (at its ``content_block_stop``).
+- When a text block that carries citations stops, the citations of the message so far go out
+  as ``CitationDelta`` (its text is delivered by then, so its span is too).
+- ``message_stop`` completes the stream; the base class maps the final message and reconciles
+  the events with it (the uncited search results arrive then).
+
+The final body is the message the events build: blocks as started, text and citations appended,
+the tool input parsed from its JSON pieces, stop reason and usage from ``message_delta``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.anthropic.citations import WEB_SEARCH_TOOL_NAME, extract_anthropic_citations
+from adapters.anthropic.reply import map_anthropic_result
+from adapters.stream_reader import StreamReaderBase
+from router.types import LLMRequest
+
+__all__ = ["AnthropicStreamReader"]
+
+_EVENT_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    }
+)
+
+
+class AnthropicStreamReader(StreamReaderBase):
+    """Reads one Messages stream (see the module docstring)."""
+
+    label = "Anthropic"
+
+    def __init__(self, request: LLMRequest) -> None:
+        super().__init__(request, map_anthropic_result)
+        self._message: dict[str, Any] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._input_json: dict[int, str] = {}
+
+    @staticmethod
+    def is_stream_event(value: Mapping[str, Any]) -> bool:
+        """A stream event has one of the Messages stream's event types."""
+        return value.get("type") in _EVENT_TYPES
+
+    def final_body(self) -> dict[str, Any]:
+        content = []
+        for index in sorted(self._blocks):
+            block = dict(self._blocks[index])
+            if index in self._input_json:
+                block["input"] = _parsed_input(self._input_json[index], block.get("input"))
+            content.append(block)
+        return {**self._message, "content": content}
+
+    def _read(self, chunk: Mapping[str, Any]) -> None:
+        kind = chunk.get("type")
+        if kind == "message_start":
+            message = chunk.get("message")
+            if not isinstance(message, Mapping):
+                raise TypeError("message_start without a message")
+            self._message = {k: v for k, v in message.items() if k != "content"}
+        elif kind == "content_block_start":
+            block = chunk.get("content_block")
+            if not isinstance(block, Mapping):
+                raise TypeError("content_block_start without a block")
+            self._blocks[_index(chunk)] = dict(block)
+        elif kind == "content_block_delta":
+            self._delta(_index(chunk), chunk.get("delta"))
+        elif kind == "content_block_stop":
+            self._stopped(_index(chunk))
+        elif kind == "message_delta":
+            delta = chunk.get("delta")
+            if isinstance(delta, Mapping):
+                self._message.update(delta)
+            usage = chunk.get("usage")
+            if isinstance(usage, Mapping):
+                known = self._message.get("usage")
+                self._message["usage"] = {**(known if isinstance(known, Mapping) else {}), **usage}
+        elif kind == "message_stop":
+            self._completed()
+        elif kind == "error":
+            error = chunk.get("error")
+            message = error.get("message") if isinstance(error, Mapping) else None
+            self._warnings.append(f"Anthropic stream: error event: {message or chunk}")
+        elif kind != "ping":
+            raise TypeError(f"unknown event type {kind!r}")
+
+    def _delta(self, index: int, delta: object) -> None:
+        block = self._blocks[index]
+        if not isinstance(delta, Mapping):
+            raise TypeError("content_block_delta without a delta")
+        kind = delta.get("type")
+        if kind == "text_delta":
+            piece = delta.get("text")
+            if not isinstance(piece, str):
+                raise TypeError("text_delta without text")
+            block["text"] = str(block.get("text") or "") + piece
+            if block.get("type") == "text":
+                self.events.text(piece)
+        elif kind == "citations_delta":
+            citations = block.get("citations")
+            block["citations"] = [
+                *(citations if isinstance(citations, list) else ()),
+                delta.get("citation"),
+            ]
+        elif kind == "input_json_delta":
+            piece = delta.get("partial_json")
+            self._input_json[index] = self._input_json.get(index, "") + (
+                piece if isinstance(piece, str) else ""
+            )
+
+    def _stopped(self, index: int) -> None:
+        block = self._blocks[index]
+        kind = block.get("type")
+        if kind == "server_tool_use" and block.get("name") == WEB_SEARCH_TOOL_NAME:
+            tool_input = _parsed_input(self._input_json.get(index, ""), block.get("input"))
+            query = tool_input.get("query") if isinstance(tool_input, Mapping) else None
+            self._announce([query.strip()] if isinstance(query, str) and query.strip() else [])
+        elif kind == "text" and block.get("citations"):
+            for citation in extract_anthropic_citations(self.final_body()):
+                if citation["cited"]:
+                    self.events.citation(citation)
+
+
+def _index(chunk: Mapping[str, Any]) -> int:
+    index = chunk.get("index")
+    if type(index) is not int or index < 0:
+        raise TypeError("an event without a block index")
+    return index
+
+
+def _parsed_input(text: str, started: object) -> object:
+    """A tool block's input: its streamed JSON when there was any, else what the start held."""
+    if not text:
+        return started
+    try:
+        return json.loads(text)
+    except ValueError:
+        return started
