@@ -67,6 +67,7 @@ PUBLIC_NAMES = {
     },
     "router.citations": {
         "REDIRECTORS",
+        "DOCUMENT_PREFIX",
         "TRACKING_PARAMETERS",
         "TRACKING_PREFIXES",
         "RedirectResolver",
@@ -74,6 +75,7 @@ PUBLIC_NAMES = {
         "classify_source_type",
         "dedup_key",
         "dedupe_citations",
+        "document_domain",
         "is_redirect_url",
         "looks_like_domain",
         "make_citation",
@@ -104,6 +106,7 @@ PUBLIC_NAMES = {
         "Capabilities",
         "OffsetUnit",
         "ProviderRow",
+        "check_request",
         "provider",
         "vendors",
     },

@@ -94,6 +94,7 @@ def _announce(emulator: Emulator) -> None:
         f"Gemini API       : {emulator.gemini_base_url}\n"
         f"Perplexity       : {emulator.perplexity_base_url}\n"
         f"OpenRouter       : {emulator.openrouter_base_url}\n"
+        f"Anthropic        : {emulator.anthropic_base_url}\n"
         "\n"
         f"Point the router at it with:\n{exports}"
         "Press Ctrl-C to stop.",

@@ -58,6 +58,7 @@ def test_secrets_are_hidden_in_repr() -> None:
         gemini_api_key=None,
         perplexity_api_key=None,
         openrouter_api_key=None,
+        anthropic_api_key=None,
     )
     assert "sk-secret-value" not in repr(settings)
     assert "sk-secret-value" not in str(settings.model_dump())

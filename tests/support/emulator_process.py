@@ -21,6 +21,7 @@ _STARTUP_LINES = {
     "Gemini API": "gemini_base_url",
     "Perplexity": "perplexity_base_url",
     "OpenRouter": "openrouter_base_url",
+    "Anthropic": "anthropic_base_url",
 }
 
 
@@ -33,6 +34,7 @@ class EmulatorAddresses:
     gemini_base_url: str
     perplexity_base_url: str
     openrouter_base_url: str
+    anthropic_base_url: str
 
 
 @contextmanager

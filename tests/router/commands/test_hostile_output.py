@@ -31,6 +31,7 @@ SOURCES = {
     "generate_content": RECORDED / "pydantic-ai" / "gemini25pro_weather_grounding_a.json",
     "perplexity": RECORDED / "ruby_llm" / "perplexity_sonar_search_results.json",
     "chat": RECORDED / "pydantic-ai" / "openrouter_chat_completions_url_citation.normalized.json",
+    "messages": RECORDED / "ruby_llm" / "anthropic_haiku45_web_search.json",
 }
 OSC_LINK = HOSTILE_TEXTS[3]
 
@@ -41,6 +42,11 @@ def hostile_body(vendor: str) -> dict[str, Any]:
     if kind == "generate_content":
         # An enum value google-genai does not know, carried into the response's metadata.
         body["candidates"][0]["finishReason"] = OSC_LINK
+    if vendor == "anthropic":
+        # One text block (the one that cites), so the answer is the hostile text once.
+        texts = [block for block in body["content"] if block.get("type") == "text"]
+        kept = next(block for block in texts if block.get("citations"))
+        body["content"] = [b for b in body["content"] if b.get("type") != "text" or b is kept]
     return body
 
 
@@ -62,6 +68,7 @@ def cli_environment(emulator: Emulator, monkeypatch: pytest.MonkeyPatch) -> Emul
     monkeypatch.setenv("GROUNDING_ROUTER_GEMINI_BASE_URL", emulator.gemini_base_url)
     monkeypatch.setenv("PERPLEXITY_BASE_URL", emulator.perplexity_base_url)
     monkeypatch.setenv("OPENROUTER_BASE_URL", emulator.openrouter_base_url)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", emulator.anthropic_base_url)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "hostile")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     monkeypatch.setenv("GROUNDING_ROUTER_MAX_ATTEMPTS", "1")
@@ -222,6 +229,14 @@ def searched_but_uncited(vendor: str) -> dict[str, Any]:
                 item["action"] = {"type": "search", "query": " ".join(HOSTILE_TEXTS)}
             for part in item.get("content") or []:
                 part["annotations"] = []
+    elif vendor == "anthropic":
+        body["id"] = OSC_LINK
+        for block in body["content"]:
+            if block.get("type") == "server_tool_use":
+                block["input"] = {"query": " ".join(HOSTILE_TEXTS)}
+            elif block.get("type") == "web_search_tool_result":
+                block["content"] = []
+            block.pop("citations", None)
     else:
         body["responseId"] = OSC_LINK
         grounding = body["candidates"][0]["groundingMetadata"]

@@ -172,4 +172,4 @@ def test_queued_replies_keep_their_order(vertex_client_factory: Any, emulator: E
 def test_queue_for_an_unknown_api_is_refused(emulator: Emulator) -> None:
     """Only "openai" and "vertex" have queues; anything else is a caller's mistake."""
     with pytest.raises(ValueError, match="openai"):
-        emulator.enqueue_reply("anthropic", b"{}")  # type: ignore[arg-type]
+        emulator.enqueue_reply("nobody", b"{}")  # type: ignore[arg-type]

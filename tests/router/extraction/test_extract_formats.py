@@ -143,6 +143,10 @@ def test_every_recorded_file_reads_for_some_vendor(path: Path) -> None:
     """Each recorded reply gives text for the vendor whose format it is, read from raw bytes."""
     if path.name.startswith("gemini_interactions"):
         pytest.skip("the Gemini Interactions API is read by no provider yet")
-    vendor = "vertex" if "candidates" in json.dumps(load_final_body(path))[:2000] else "openai"
+    body = load_final_body(path)
+    if body.get("type") == "message":
+        vendor = "anthropic"
+    else:
+        vendor = "vertex" if "candidates" in json.dumps(body)[:2000] else "openai"
     response = extract(vendor, path.read_bytes())
     assert response.content
