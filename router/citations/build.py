@@ -106,7 +106,7 @@ def _document_source(label: str, title: str | None, source_type: SourceType | No
         domain=document_domain(label),
         title=clean_title,
         source_type=source_type or "doc",
-        only_redirect=False,
+        redirect=NOT_REDIRECT,
         how="document",
     )
 
