@@ -221,7 +221,7 @@ class ProviderHandler:
         if spec is not None and spec.kind in _STATUS_FAULTS:
             return replace(decision, reply=error_replies.fault_reply(api, spec, ask.model))
         if spec is not None and spec.kind == "non_json":
-            return replace(decision, reply=_non_json(ask.stream))
+            return replace(decision, reply=_non_json(ask.stream, api))
         if self._replay is not None:
             try:
                 name = request.headers.get(REPLAY_HEADER)
@@ -353,10 +353,16 @@ def _authorised(api: Api, request: web.BaseRequest) -> bool:
     return api == "vertex" and bool(request.headers.get("x-goog-api-key"))
 
 
-def _non_json(stream: bool) -> Reply:
-    """A 200 whose body is not JSON: a proxy's text where JSON (or JSON events) belongs."""
+def _non_json(stream: bool, api: Api) -> Reply:
+    """A 200 whose body is not JSON: a proxy's text where JSON (or JSON events) belongs.
+
+    Anthropic's events are named (a client skips a nameless one), so there the text comes as
+    the data of the first event a client expects.
+    """
     if stream:
-        return Reply(200, b"data: " + _NON_JSON_TEXT + b"\n\n", content_type=SSE_CONTENT_TYPE)
+        event = b"event: message_start\n" if api == "anthropic" else b""
+        body = event + b"data: " + _NON_JSON_TEXT + b"\n\n"
+        return Reply(200, body, content_type=SSE_CONTENT_TYPE)
     return Reply(200, _NON_JSON_TEXT)
 
 
