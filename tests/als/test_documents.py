@@ -18,7 +18,7 @@ SECOND = make_citation(provider="anthropic", url=None, document="2")
 def test_document_citations_are_not_web_domains() -> None:
     """A document citation adds to no TLD and no domain count."""
     citations = [WEB, MEMO, SECOND, MEMO]
-    assert extract_tld_counts(citations) == {"co.uk": 1}
+    assert extract_tld_counts(citations) == {"uk": 1}
     assert extract_domain_counts(citations) == {"bbc.co.uk": 1}
 
 
