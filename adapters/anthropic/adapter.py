@@ -16,9 +16,11 @@ checks that both put the same request on the wire.
 as dicts for the registry's stream reader (:mod:`adapters.anthropic.stream`); JSON with
 citations streams step 1's prose and makes the reshape call in ``finish_stream``.
 
-Clients are created lazily and reused, keyed by the API key and base URL, so one adapter
-serves any settings from any thread. Async clients run on the SDK's aiohttp transport and
-belong to the event loop they were created on (:mod:`adapters.loop_clients`).
+The clients' HTTP stacks come from :mod:`adapters.http_clients`: bounded by the call's deadline
+and reply limit, following no redirect. Clients are created lazily and reused, keyed by the API
+key and base URL, so one adapter serves any settings from any thread. Async clients run on the
+SDK's aiohttp transport and belong to the event loop they were created on
+(:mod:`adapters.loop_clients`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from adapters.anthropic.errors import KEY_SETTING, translate_anthropic_errors
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.anthropic.request import Step, build_message_params, plan_steps
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
+from adapters.http_clients import async_client_options, sdk_timeout_s, sync_client
 from adapters.loop_clients import LoopClients
 from adapters.two_step import reshape_is_pointless, step2_skipped, two_step_result
 from router.errors import ConfigurationError
@@ -208,10 +211,13 @@ class AnthropicAdapter:
         with self._lock:
             client = self._clients.get(key)
             if client is None:
-                from anthropic import Anthropic
+                from anthropic import Anthropic, DefaultHttpxClient
 
                 client = self._clients[key] = Anthropic(
-                    api_key=key[0], base_url=key[1], max_retries=0
+                    api_key=key[0],
+                    base_url=key[1],
+                    max_retries=0,
+                    http_client=sync_client(DefaultHttpxClient),
                 )
                 if grounding_debug_enabled():
                     _log.debug("anthropic_client_created", kind="sync", clients=len(self._clients))
@@ -270,7 +276,10 @@ def _new_async_client(key: _ClientKey) -> AsyncAnthropic:
     from anthropic import AsyncAnthropic, DefaultAioHttpClient
 
     client = AsyncAnthropic(
-        api_key=key[0], base_url=key[1], max_retries=0, http_client=DefaultAioHttpClient()
+        api_key=key[0],
+        base_url=key[1],
+        max_retries=0,
+        http_client=DefaultAioHttpClient(**async_client_options()),
     )
     if grounding_debug_enabled():
         _log.debug("anthropic_client_created", kind="async")
@@ -295,7 +304,8 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
 
 
 def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
-    return request.timeout_s or settings.timeout_s
+    """The SDK's own timeout, a margin past the call's deadline (which ends a slow call first)."""
+    return sdk_timeout_s(request.timeout_s or settings.timeout_s)
 
 
 if TYPE_CHECKING:  # mypy proves that the class satisfies the router's Adapter protocol
