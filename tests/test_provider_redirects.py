@@ -28,6 +28,7 @@ PATHS = {
     "gemini": "/v1beta/models/m:generateContent",
     "perplexity": "/chat/completions",
     "openrouter": "/api/v1/chat/completions",
+    "anthropic": "/v1/messages",
 }
 
 

@@ -9,6 +9,7 @@ other 5xx (``InternalServerError``)     ``ProviderTransientError``       ``serve
 408 / 409                               ``ProviderTransientError``       ``timeout`` / ``conflict``
 ``APITimeoutError``                     ``ProviderTransientError``       ``timeout``
 ``APIConnectionError``                  ``ProviderTransientError``       ``connection``
+3xx (redirects are not followed)        ``ProviderRequestError``         ``redirect``
 401 / 403                               ``ProviderRequestError``         ``auth``
 404                                     ``ProviderRequestError``         ``not_found``
 413                                     ``ProviderRequestError``         ``request_too_large``
@@ -37,6 +38,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from adapters.http_clients import redirect_target
 from adapters.sdk_errors import (
     clean_message,
     dropped_connection,
@@ -131,6 +133,16 @@ def _status_error(exc: Any, secret: str | None) -> ProviderError:
     status: int = exc.status_code
     message = provider_message(exc.body, fallback=exc.message, secret=secret)
     said = f": {message}" if message else ""
+    if 300 <= status < 400:
+        return ProviderRequestError(
+            f"Anthropic answered with a redirect (HTTP {status}"
+            f"{redirect_target(exc.response.headers)}); provider calls follow no redirect, which "
+            f"would send the prompt to another host: check {BASE_URL_SETTING}",
+            vendor="anthropic",
+            status_code=status,
+            reason="redirect",
+            provider_message=message,
+        )
     if status in _TRANSIENT_STATUS_REASONS or status >= 500:
         reason = _TRANSIENT_STATUS_REASONS.get(status, "server_error")
         retry_after = parse_retry_after(exc.response.headers)
