@@ -17,6 +17,7 @@ from adapters.registry import PROVIDERS
 
 __all__ = [
     "BUILDERS",
+    "anthropic_reply",
     "chat_reply",
     "openai_reply",
     "perplexity_reply",
@@ -112,12 +113,58 @@ def chat_reply(text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, Any
     }
 
 
+def anthropic_reply(text: str = ANSWER, sources: Sequence[str] = ()) -> dict[str, Any]:
+    """An Anthropic Messages body: one web search finding the sources, one text block citing
+    each of them."""
+    urls = list(sources) or ["https://example.com/paris"]
+    results = [
+        {
+            "type": "web_search_result",
+            "url": url,
+            "title": "Paris",
+            "encrypted_content": "EqcB",
+            "page_age": None,
+        }
+        for url in urls
+    ]
+    citations = [
+        {
+            "type": "web_search_result_location",
+            "url": url,
+            "title": "Paris",
+            "cited_text": "Paris.",
+            "encrypted_index": "Eo8B",
+        }
+        for url in urls
+    ]
+    search_input = {"query": "capital of France"}
+    return {
+        "id": "msg_built",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": search_input,
+            },
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": results},
+            {"type": "text", "text": text, "citations": citations},
+        ],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 5, "output_tokens": 9},
+    }
+
+
 BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "openai": openai_reply,
     "vertex": vertex_reply,
     "gemini": vertex_reply,  # the Gemini API sends Vertex AI's body
     "perplexity": perplexity_reply,
     "openrouter": chat_reply,
+    "anthropic": anthropic_reply,
 }
 
 

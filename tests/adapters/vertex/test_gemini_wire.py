@@ -46,6 +46,7 @@ ERROR_KINDS: dict[str, tuple[type[RouterError], str, int | None]] = {
     "429": (ProviderTransientError, "rate_limited", 429),
     "500": (ProviderTransientError, "server_error", 500),
     "503": (ProviderTransientError, "server_error", 503),
+    "529": (ProviderTransientError, "server_error", 529),
     "400": (ProviderRequestError, "bad_request", 400),
     "401": (ProviderRequestError, "auth", 400),  # the Gemini API's API_KEY_INVALID
     "hang": (ProviderTransientError, "timeout", None),
