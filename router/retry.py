@@ -4,6 +4,11 @@ SDK retries are switched off in every adapter, so attempts never multiply. A pro
 ``Retry-After`` is honoured when it is at most ``retry_after_cap_s``; a longer one ends the
 retries at once (the caller, or the batch runner, is better placed to come back later than a
 call that blocks for minutes). The sleep functions are injectable so tests never wait.
+
+The first attempt runs outside tenacity: most calls succeed at once, and setting up a retry
+loop (the async one inspects every callback it is given) cost a routed call more CPU than
+assembling its response. A first attempt that fails transiently is handed to the loop as its
+attempt 1, so waits, stops, logs and retry events are what tenacity alone would give.
 """
 
 from __future__ import annotations
@@ -67,14 +72,22 @@ class RetryPolicy:
 
     def call(self, attempt: Callable[[], T]) -> tuple[T, int]:
         """Call ``attempt`` until it succeeds or retries run out; return (result, attempts)."""
+        try:
+            return attempt(), 1
+        except ProviderTransientError as error:
+            first = error
         retrying = Retrying(sleep=self._sleep, **self._options())
-        result = retrying(attempt)
+        result = retrying(_replaying(first, attempt))
         return result, int(retrying.statistics["attempt_number"])
 
     async def acall(self, attempt: Callable[[], Awaitable[T]]) -> tuple[T, int]:
         """The async twin of :meth:`call`."""
+        try:
+            return await attempt(), 1
+        except ProviderTransientError as error:
+            first = error
         retrying = AsyncRetrying(sleep=self._async_sleep, **self._options())
-        result: T = await retrying(attempt)
+        result: T = await retrying(_areplaying(first, attempt))
         return result, int(retrying.statistics["attempt_number"])
 
     def _stop(self, state: RetryCallState) -> bool:
@@ -107,6 +120,32 @@ class RetryPolicy:
         error = _transient_error(state)
         if error is not None:
             error.attempts = state.attempt_number
+
+
+def _replaying(first: ProviderTransientError, attempt: Callable[[], T]) -> Callable[[], T]:
+    """``attempt``, whose first call raises ``first`` again: the failure already met."""
+    pending = [first]
+
+    def replay() -> T:
+        if pending:
+            raise pending.pop()
+        return attempt()
+
+    return replay
+
+
+def _areplaying(
+    first: ProviderTransientError, attempt: Callable[[], Awaitable[T]]
+) -> Callable[[], Awaitable[T]]:
+    """The async twin of :func:`_replaying`."""
+    pending = [first]
+
+    async def replay() -> T:
+        if pending:
+            raise pending.pop()
+        return await attempt()
+
+    return replay
 
 
 def _transient_error(state: RetryCallState) -> ProviderTransientError | None:
