@@ -28,6 +28,8 @@ __all__ = ["PriceBook", "builtin_prices"]
 
 log = structlog.get_logger(__name__)
 
+_PRICED_MEMO_SIZE = 1_024
+
 
 class PriceBook:
     """Prices per vendor and the estimate of a reply's cost; safe to share between threads."""
@@ -37,6 +39,9 @@ class PriceBook:
         self._names = {vendor: _name_index(prices) for vendor, prices in self._tables.items()}
         self._warned: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
+        # Which table name prices the names a reply gives: asked on every call, and replies of a
+        # process name a handful of models. Names come from replies, so the memo is bounded.
+        self._priced: dict[tuple[str, tuple[str | None, ...]], str | None] = {}
 
     @classmethod
     def load(cls, user_file: Path | None = None) -> PriceBook:
@@ -53,6 +58,18 @@ class PriceBook:
 
     def priced_as(self, vendor: str, names: Sequence[str | None]) -> str | None:
         """The table name that prices the first of ``names`` the vendor's table knows."""
+        key = (vendor, tuple(names))
+        try:
+            return self._priced[key]
+        except KeyError:
+            pass
+        found = self._find(vendor, names)
+        if len(self._priced) >= _PRICED_MEMO_SIZE:
+            self._priced.clear()
+        self._priced[key] = found
+        return found
+
+    def _find(self, vendor: str, names: Sequence[str | None]) -> str | None:
         index = self._names.get(vendor, {})
         for name in names:
             if name:
