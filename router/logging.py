@@ -18,7 +18,7 @@ import logging
 import sys
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any, TextIO, cast
 
 import structlog
@@ -30,6 +30,7 @@ from router.terminal import json_for_terminal, terminal_safe_fields
 __all__ = [
     "MAX_LOG_FIELD_CHARS",
     "REDACTED",
+    "CallLogContext",
     "cap_field_sizes",
     "cli_logging_options",
     "configure_logging",
@@ -61,6 +62,35 @@ def grounding_debug_enabled() -> bool:
         return True
     limits.debug_events += 1
     return limits.debug_events <= limits.max_debug_events
+
+
+class CallLogContext:
+    """The forensic switch and the log fields of one routed call, or one step of a stream.
+
+    Inside the block, forensic events are on when ``debug`` is, and every structlog event
+    carries ``fields`` (structlog context variables, task- and thread-local); leaving restores
+    both as they were. A class rather than a generator: it is entered on every call, where a
+    generator-based manager (and structlog's ``bound_contextvars``, which reads the whole
+    context to restore it) cost more than the rest of the call's bookkeeping.
+    """
+
+    __slots__ = ("_debug", "_fields", "_tokens")
+
+    def __init__(self, debug: bool, **fields: Any) -> None:
+        self._debug = debug
+        self._fields = fields
+        self._tokens: tuple[Token[bool], Mapping[str, Token[Any]]] | None = None
+
+    def __enter__(self) -> None:
+        debug = _GROUNDING_DEBUG.set(self._debug)
+        self._tokens = (debug, structlog.contextvars.bind_contextvars(**self._fields))
+
+    def __exit__(self, *_: object) -> None:
+        assert self._tokens is not None
+        debug, bound = self._tokens
+        self._tokens = None
+        structlog.contextvars.reset_contextvars(**bound)
+        _GROUNDING_DEBUG.reset(debug)
 
 
 @contextmanager

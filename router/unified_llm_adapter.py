@@ -16,7 +16,6 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, ExitStack
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -40,7 +39,7 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
-from router.logging import grounding_debug, grounding_debug_enabled, register_secret
+from router.logging import CallLogContext, grounding_debug_enabled, register_secret
 from router.nesting import nesting_depth
 from router.pricing import Metered, PriceBook
 from router.retry import AsyncSleep, RetryPolicy, Sleep
@@ -248,12 +247,21 @@ class UnifiedLLMAdapter:
             self._aresolve_redirects,
         )
 
-    def _call_context(self, request: LLMRequest) -> ExitStack:
-        """The debug switch and the request's log context, for one call or one stream step."""
-        stack = ExitStack()
-        stack.enter_context(grounding_debug(self.settings.debug_grounding))
-        stack.enter_context(_request_log_context(request))
-        return stack
+    def _call_context(self, request: LLMRequest) -> CallLogContext:
+        """The debug switch and the request's log context, for one call or one stream step.
+
+        The request's id, vendor and model go with every log event emitted while it is routed:
+        structlog context variables are task- and thread-local, so in a concurrent batch (and
+        in each batch worker process, which routes through here too) every event, the forensic
+        extraction events included, says which request it belongs to. Renderers that merge
+        context variables show them (structlog's default chain and the CLI's do).
+        """
+        return CallLogContext(
+            self.settings.debug_grounding,
+            request_id=request.request_id,
+            vendor=request.vendor,
+            model=request.model,
+        )
 
     def _stream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
@@ -535,19 +543,6 @@ def _check_nesting(result: AdapterResult, limit: int) -> None:
 
 def _elapsed_ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000.0
-
-
-def _request_log_context(request: LLMRequest) -> AbstractContextManager[object]:
-    """Bind the request's id, vendor and model to every log event emitted while it is routed.
-
-    structlog context variables are task- and thread-local, so in a concurrent batch (and in each
-    batch worker process, which routes through here too) every event, the forensic extraction
-    events included, says which request it belongs to. Renderers that merge context variables
-    show them (structlog's default chain and the CLI's do).
-    """
-    return structlog.contextvars.bound_contextvars(
-        request_id=request.request_id, vendor=request.vendor, model=request.model
-    )
 
 
 def _resolve_links(result: AdapterResult, targets: Mapping[str, str]) -> None:
