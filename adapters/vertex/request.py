@@ -16,7 +16,8 @@ is no allowed list; the router refuses ``allowed_domains`` for Vertex before any
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from adapters.two_step import RESHAPE_TEMPERATURE, reshape_prompt
 from router.types import LLMRequest, UserLocation
@@ -91,11 +92,11 @@ def build_contents(
     return contents
 
 
-def _google_search(request: LLMRequest) -> types.Tool:
+def _google_search(blocked_domains: tuple[str, ...] | None) -> types.Tool:
     """The Google Search tool; blocked domains go to ``exclude_domains`` (Vertex only)."""
     from google.genai import types
 
-    excluded = list(request.blocked_domains) if request.blocked_domains is not None else None
+    excluded = list(blocked_domains) if blocked_domains is not None else None
     return types.Tool(google_search=types.GoogleSearch(exclude_domains=excluded))
 
 
@@ -105,21 +106,64 @@ def build_config(
     """The call's settings: tools, JSON output, sampling, a per-call timeout, one request.
 
     ``streaming``: for ``generate_content_stream``, which refuses to hand back the raw body.
+    Calls that need the same config share one (see ``_shared_config``); the SDK copies a
+    config before it changes anything in it.
     """
+    shape = _ConfigShape(
+        system=_system_instruction(request, step),
+        temperature=RESHAPE_TEMPERATURE if step.name == "reshape" else request.temperature,
+        max_output_tokens=request.max_output_tokens,
+        blocked_domains=(
+            tuple(request.blocked_domains) if request.blocked_domains is not None else None
+        ),
+        step=step,
+        timeout_ms=timeout_ms,
+        streaming=streaming,
+    )
+    schema = request.json_schema if step.json_output else None
+    if schema is not None or (shape.system is not None and len(shape.system) > _SHARED_CHARS):
+        return _new_config(shape, schema)
+    return _shared_config(shape)
+
+
+class _ConfigShape(NamedTuple):
+    """What a call's config depends on, besides a JSON schema."""
+
+    system: str | None
+    temperature: float | None
+    max_output_tokens: int | None
+    blocked_domains: tuple[str, ...] | None
+    step: Step
+    timeout_ms: int
+    streaming: bool
+
+
+def _new_config(shape: _ConfigShape, schema: dict[str, Any] | None) -> types.GenerateContentConfig:
     from google.genai import types
 
-    temperature = RESHAPE_TEMPERATURE if step.name == "reshape" else request.temperature
+    step = shape.step
     return types.GenerateContentConfig(
-        system_instruction=_system_instruction(request, step),
-        temperature=temperature,
-        max_output_tokens=request.max_output_tokens,
-        tools=[_google_search(request)] if step.search else None,
+        system_instruction=shape.system,
+        temperature=shape.temperature,
+        max_output_tokens=shape.max_output_tokens,
+        tools=[_google_search(shape.blocked_domains)] if step.search else None,
         response_mime_type="application/json" if step.json_output else None,
-        response_json_schema=request.json_schema if step.json_output else None,
+        response_json_schema=schema,
         # One call is one request: no follow-ups for CONTINUATION finishes.
         automatic_continuation=False,
         # Hand back the reply's JSON body: the mappers read the REST form, and letting the SDK
         # build its response model only to dump it again cost about a sixth of each call's CPU.
-        should_return_http_response=None if streaming else True,
-        http_options=types.HttpOptions(timeout=timeout_ms),
+        should_return_http_response=None if shape.streaming else True,
+        http_options=types.HttpOptions(timeout=shape.timeout_ms),
     )
+
+
+# Building the SDK's config models cost about as much as mapping a reply's citations, and
+# nearly every call of a process asks for one of a few configs: those are shared. A config
+# with a JSON schema (a dict) or a long system instruction is built afresh for its call.
+_SHARED_CHARS = 4_096
+
+
+@lru_cache(maxsize=256)
+def _shared_config(shape: _ConfigShape) -> types.GenerateContentConfig:
+    return _new_config(shape, None)

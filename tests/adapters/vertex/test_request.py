@@ -139,3 +139,15 @@ def test_location_goes_to_grounded_calls_only() -> None:
         "Be brief.\n\nThe user is located in: Berlin."
     )
     assert build_config(request, reshape, 1).system_instruction == "Be brief."
+
+
+def test_calls_that_need_the_same_config_share_one() -> None:
+    """Two calls asking for the same config get the same object; a JSON schema's is their own."""
+    request = _request(grounded=True)
+    (step,) = plan_steps(request)
+    assert build_config(request, step, 5_000) is build_config(_request(grounded=True), step, 5_000)
+    schema_request = _request(json_schema=SCHEMA)
+    (json_step,) = plan_steps(schema_request)
+    assert build_config(schema_request, json_step, 5_000) is not build_config(
+        schema_request, json_step, 5_000
+    )

@@ -18,6 +18,8 @@ from pydantic import SecretStr
 
 from adapters.base import AdapterResult
 from adapters.vertex.adapter import VertexAdapter
+from adapters.vertex.adapter import _call_for as call_for
+from adapters.vertex.request import plan_steps
 from router.emulator import FAULT_KINDS, Emulator
 from router.errors import (
     GroundingRequiredFailedError,
@@ -116,6 +118,24 @@ def test_grounded_call_on_the_wire(
     assert result.search_entry_point is not None
     for citation in result.citations:
         assert citation_problems(citation, result.content) == []
+
+
+async def test_calls_leave_a_shared_config_as_it_was(
+    adapter: VertexAdapter, async_adapter: VertexAdapter, settings: RouterSettings
+) -> None:
+    """The SDK changes nothing in the config calls share: after sync and async calls it is the
+    config a fresh build gives."""
+    request = _request(grounded=True)
+    (step,) = plan_steps(request)
+    call = call_for(request, settings, step, [])
+    assert call is not None
+    before = call["config"].model_dump()
+    adapter.complete(request, settings)
+    await async_adapter.acomplete(request, settings)
+    again = call_for(request, settings, step, [])
+    assert again is not None
+    assert again["config"] is call["config"]
+    assert call["config"].model_dump() == before
 
 
 def _assert_two_step(result: Any, requests: list[Any]) -> None:
