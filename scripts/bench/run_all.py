@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 
 # Each bench with the options of the quick run; the order puts the per-call figures first.
 BENCHES: dict[str, tuple[str, ...]] = {
-    "route": ("--calls", "100", "--async-calls", "300", "--rounds", "3", "--import-runs", "3"),
+    "route": ("--calls", "50", "--async-calls", "200", "--rounds", "7", "--import-runs", "3"),
     "extract": ("--samples", "15"),
     "batch": ("--requests", "2000"),
     "stream": ("--runs", "15", "--repeats", "10"),
