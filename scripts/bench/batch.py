@@ -19,7 +19,11 @@ Targets: one process at most 1.25x the floor; two workers at most 1.15x the floo
 most 150 MB per process.
 
 ``--memory-sizes A,B``: peak RSS of one-process batches of A and B lines (openai, in fresh
-processes); target: the larger within 10% of the smaller, and each at most 150 MB.
+processes, at the last ``--concurrency``); target: the larger within 10% of the smaller, and
+each at most 150 MB. ``--requests 0`` runs only this.
+
+An SDK way that fails (say, the default client's own timeouts at high concurrency on a loaded
+machine) is reported and left out; the floor or a batch run that fails ends the bench.
 
 With ``--engine ray`` it compares the engines instead, for 2,000 and 10,000 requests (both
 vendors, one in 50 scripted to get a 429 answered on the retry): ``batch --workers 2`` against
@@ -28,7 +32,7 @@ each in a fresh process, and the provider calls the emulator saw. Targets: the R
 most 1.5x the local engine's wall time at 10,000 requests; calls = requests + scripted retries.
 
     .venv/bin/python scripts/bench/batch.py [--requests N] [--latency-ms MS]
-        [--concurrency C[,C...]] [--rounds N] [--memory-sizes A,B]
+        [--concurrency C[,C...]] [--rounds N] [--vendor V] [--memory-sizes A,B]
     .venv/bin/python scripts/bench/batch.py --engine ray [--sizes 2000,10000]
 """
 
@@ -226,10 +230,14 @@ def child_command(
 CHILD_ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
 
 
+class WayFailed(Exception):
+    """A way's child process ended in error; the message is the last line it printed."""
+
+
 def child_figures(returncode: int, stdout: str, stderr: str) -> dict[str, Any]:
     if returncode != 0:
         print(stderr[-2000:], file=sys.stderr)
-        raise SystemExit(1)
+        raise WayFailed((stderr.strip().splitlines() or ["no output"])[-1])
     figures: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
     return figures
 
@@ -267,10 +275,13 @@ class Run:
         return float(self.figures[way]["wall_s"])
 
     def fastest_raw(self) -> str:
-        return min((way for way in self.figures if way in RAW_WAYS[1:]), key=self.wall)
+        """The cheapest SDK way that ran (the floor, should none have)."""
+        sdk_ways = [way for way in self.figures if way in RAW_WAYS[1:]]
+        return min(sdk_ways, key=self.wall) if sdk_ways else "floor"
 
     def print_rows(self) -> None:
-        floor, default = self.wall("floor"), self.wall("default")
+        floor = self.wall("floor")
+        default = self.wall("default") if "default" in self.samples else float("nan")
         fastest = self.fastest_raw()
         for way, figures in self.figures.items():
             name = ROUTED.get(way, way) + (" (fastest raw SDK)" if way == fastest else "")
@@ -298,7 +309,9 @@ class Run:
         return ok & target(f"batch: {where}, peak RSS per process", peak, RSS_MB, " MB")
 
 
-def compare_ways(requests: int, latency_ms: float, concurrencies: list[int], rounds: int) -> bool:
+def compare_ways(
+    requests: int, latency_ms: float, concurrencies: list[int], rounds: int, only: list[str]
+) -> bool:
     """The raw ways, batch and batch --workers 2, per vendor and concurrency, in rounds (each
     round every way once, in an order rotated from the last), so load that comes and goes falls
     on all of them alike."""
@@ -306,7 +319,7 @@ def compare_ways(requests: int, latency_ms: float, concurrencies: list[int], rou
 
     from adapters.registry import vendors
 
-    chosen, uncovered = covered(vendors())
+    chosen, uncovered = covered(only or vendors())
     if uncovered:
         print(f"no raw baselines in baselines.py, so not measured: {', '.join(uncovered)}")
     print(
@@ -332,9 +345,16 @@ def compare_ways(requests: int, latency_ms: float, concurrencies: list[int], rou
                 ways = [*raw_ways(vendor), *ROUTED]
                 for turn in range(rounds):
                     for way in ways[turn % len(ways) :] + ways[: turn % len(ways)]:
-                        figures = run_child(way, source, emulator, concurrency)
+                        try:
+                            figures = run_child(way, source, emulator, concurrency)
+                        except WayFailed as failure:
+                            if way not in RAW_WAYS[1:]:  # the floor and the router must run
+                                raise
+                            # An SDK way that cannot keep up (its own timeouts) is left out.
+                            print(f"{vendor:7} {concurrency:4} {way} failed: {failure}")
+                            continue
                         run.samples.setdefault(way, []).append(figures)
-                run.samples = {way: run.samples[way] for way in ways}
+                run.samples = {way: run.samples[way] for way in ways if way in run.samples}
                 run.print_rows()
                 if number == 0:
                     ok &= run.targets(requests)
@@ -368,6 +388,7 @@ def main() -> int:
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--concurrency", default="64", help="one or more, comma-separated")
     parser.add_argument("--rounds", type=int, default=1, help="runs of every way (medians)")
+    parser.add_argument("--vendor", action="append", help="only this vendor (repeatable)")
     parser.add_argument("--memory-sizes", help="input sizes whose peak RSS to compare: A,B")
     parser.add_argument("--engine", choices=["local", "ray"], default="local")
     parser.add_argument(
@@ -387,7 +408,9 @@ def main() -> int:
         return compare_engines(sizes, args.latency_ms, int(args.concurrency))
 
     concurrencies = [int(value) for value in args.concurrency.split(",")]
-    ok = compare_ways(args.requests, args.latency_ms, concurrencies, args.rounds)
+    ok = args.requests == 0 or compare_ways(
+        args.requests, args.latency_ms, concurrencies, args.rounds, args.vendor or []
+    )
     if args.memory_sizes:
         print()
         sizes = [int(size) for size in args.memory_sizes.split(",")]
