@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.anthropic.reply import map_anthropic_reply
 from adapters.base import AdapterResult
 from adapters.openai.reply import map_openai_reply
 from adapters.registry import PROVIDERS
@@ -163,6 +164,53 @@ CASES = [
         0,
         0.035,
     ),
+    # claude-sonnet-4-20250514 folds to claude-sonnet-4. Input counts every prompt token:
+    # 2,081 + 8,239 written to the cache (priced at the input rate) + 28,289 read from it;
+    # 561 output; three web searches at $10 per 1,000.
+    Case(
+        "mirascope/anthropic_sonnet4_three_searches.json",
+        "anthropic",
+        "claude-sonnet-4",
+        (2_081 + 8_239) * 3.00 * M + 28_289 * 0.30 * M + 561 * 15.00 * M,
+        3,
+        0.010,
+    ),
+    # claude-haiku-4-5-20251001: 11,642 input, 141 output, one search.
+    Case(
+        "ruby_llm/anthropic_haiku45_web_search.json",
+        "anthropic",
+        "claude-haiku-4-5",
+        11_642 * 1.00 * M + 141 * 5.00 * M,
+        1,
+        0.010,
+    ),
+    # claude-3-5-haiku-20241022: 8,962 input, 330 output, one search.
+    Case(
+        "prism/anthropic_web_search_7_citations.json",
+        "anthropic",
+        "claude-3-5-haiku",
+        8_962 * 0.80 * M + 330 * 4.00 * M,
+        1,
+        0.010,
+    ),
+    # claude-sonnet-4-6, named without a snapshot: 10,809 input, 644 output, one search.
+    Case(
+        "pydantic-ai/anthropic_web_search_13_citations.normalized.json",
+        "anthropic",
+        "claude-sonnet-4-6",
+        10_809 * 3.00 * M + 644 * 15.00 * M,
+        1,
+        0.010,
+    ),
+    # An Anthropic stream: its message_delta usage (31,772 input, 644 output), two searches.
+    Case(
+        "pydantic-ai/anthropic_web_search_stream.sse.txt",
+        "anthropic",
+        "claude-sonnet-4",
+        31_772 * 3.00 * M + 644 * 15.00 * M,
+        2,
+        0.010,
+    ),
 ]
 
 UNPRICED = ["gemini-cookbook/gemini_rest_google_stock_2025-02-06.json"]  # gemini-1.5-flash
@@ -176,6 +224,8 @@ def mapped(path: Path, vendor: str) -> AdapterResult:
     body = load_final_body(path)
     if vendor == "openai":
         return map_openai_reply(body, REQUEST)
+    if vendor == "anthropic":
+        return map_anthropic_reply(body, wants_json=False)
     api = GEMINI if vendor == "gemini" else VERTEX
     return single_result(map_vertex_reply(body, api=api), wants_json=False)
 
