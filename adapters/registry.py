@@ -57,6 +57,10 @@ class Capabilities:
     ``allowed_domains`` / ``blocked_domains``: the provider's search takes a list of domains to
     keep to / to leave out (``LLMRequest.allowed_domains`` / ``blocked_domains``).
     ``documents``: the provider accepts document parts in messages and cites them.
+    ``domain_filters_together``: both lists may be given in one request (else one or the
+    other); ``max_domains``: the most domains one list may name (None: no documented limit).
+    ``search_context_size`` / ``search_recency``: the provider's search takes
+    ``LLMRequest.search_context_size`` / ``search_recency``.
     """
 
     streaming: bool
@@ -67,6 +71,10 @@ class Capabilities:
     allowed_domains: bool
     blocked_domains: bool
     documents: bool
+    domain_filters_together: bool = False
+    max_domains: int | None = None
+    search_context_size: bool = False
+    search_recency: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +151,7 @@ _ROWS: tuple[ProviderRow, ...] = (
             allowed_domains=True,
             blocked_domains=False,
             documents=False,
+            search_context_size=True,
         ),
         settings=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
         summary="Responses API with the hosted web_search tool (openai SDK)",
@@ -214,9 +223,12 @@ _ROWS: tuple[ProviderRow, ...] = (
             json_mode=True,
             two_step_json=False,
             offset_unit="chars",
-            allowed_domains=False,
-            blocked_domains=False,
+            allowed_domains=True,
+            blocked_domains=True,
             documents=False,
+            max_domains=20,
+            search_context_size=True,
+            search_recency=True,
         ),
         settings=("PERPLEXITY_API_KEY", "PERPLEXITY_BASE_URL"),
         summary="Sonar chat completions, search-first, with [n] citations (openai SDK)",
@@ -235,8 +247,8 @@ _ROWS: tuple[ProviderRow, ...] = (
             json_mode=True,
             two_step_json=False,
             offset_unit="chars",
-            allowed_domains=False,
-            blocked_domains=False,
+            allowed_domains=True,
+            blocked_domains=True,
             documents=False,
         ),
         settings=("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"),
@@ -270,8 +282,12 @@ PROVIDERS: Mapping[Vendor, ProviderRow] = MappingProxyType({row.vendor: row for 
 _BY_NAME: Mapping[str, ProviderRow] = {row.vendor: row for row in _ROWS}
 
 
+_SEARCH_OPTIONS = ("search_context_size", "search_recency")
+
+
 def check_request(request: LLMRequest) -> None:
-    """Refuse what the vendor's provider cannot do: a domain filter or documents it lacks.
+    """Refuse what the vendor's provider cannot do: a domain filter (or both, or too many
+    domains), a search option or documents it lacks.
 
     The router calls this before any adapter, so every provider refuses the same way: a
     ``RequestValidationError`` naming the vendor, the field and what the provider does support.
@@ -294,6 +310,36 @@ def check_request(request: LLMRequest) -> None:
                 f"{name}: {row.label} ({row.vendor!r}) has no {name.replace('_', ' ')} filter; "
                 f"{said}",
                 field=name,
+                request_id=request.request_id,
+            )
+    if (
+        request.allowed_domains is not None
+        and request.blocked_domains is not None
+        and not capabilities.domain_filters_together
+    ):
+        raise RequestValidationError(
+            f"allowed_domains: {row.label} ({row.vendor!r}) takes allowed_domains or "
+            "blocked_domains, not both in one request",
+            field="allowed_domains",
+            request_id=request.request_id,
+        )
+    limit = capabilities.max_domains
+    for name in filters:
+        listed = getattr(request, name)
+        if limit is not None and listed is not None and len(listed) > limit:
+            raise RequestValidationError(
+                f"{name}: {row.label} ({row.vendor!r}) takes at most {limit} domains, "
+                f"got {len(listed)}",
+                field=name,
+                request_id=request.request_id,
+            )
+    for option in _SEARCH_OPTIONS:
+        if getattr(request, option) is not None and not getattr(capabilities, option):
+            having = [other.vendor for other in _ROWS if getattr(other.capabilities, option)]
+            raise RequestValidationError(
+                f"{option}: {row.label} ({row.vendor!r}) has no such search option; "
+                f"vendors that take it: {', '.join(map(repr, having))}",
+                field=option,
                 request_id=request.request_id,
             )
     if request.documents and not capabilities.documents:

@@ -41,6 +41,8 @@ __all__ = [
     "Message",
     "PdfSource",
     "Role",
+    "SearchContextSize",
+    "SearchRecency",
     "SearchUnit",
     "SourceType",
     "Span",
@@ -63,6 +65,9 @@ LocationType = Literal[
     "search_result",
 ]
 SearchUnit = Literal["call", "query", "grounded_prompt"]
+# How much search context the provider feeds the model, and how recent its sources must be.
+SearchContextSize = Literal["low", "medium", "high"]
+SearchRecency = Literal["hour", "day", "week", "month", "year"]
 
 VENDORS: tuple[Vendor, ...] = get_args(Vendor)
 
@@ -254,7 +259,12 @@ class UserLocation(_StrictModel):
 
 
 class LLMRequest(_StrictModel):
-    """What a pipeline asks for. ``json_schema`` implies ``json_mode``."""
+    """What a pipeline asks for. ``json_schema`` implies ``json_mode``.
+
+    ``allowed_domains`` / ``blocked_domains``, ``search_context_size`` and ``search_recency``
+    shape the provider's search; a vendor whose registry row lacks one refuses it before any
+    call (``adapters.registry.check_request``).
+    """
 
     vendor: Vendor
     model: str
@@ -270,9 +280,13 @@ class LLMRequest(_StrictModel):
     user_location: UserLocation | None = None
     allowed_domains: list[str] | None = None
     blocked_domains: list[str] | None = None
+    search_context_size: SearchContextSize | None = None
+    search_recency: SearchRecency | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("vendor", "grounding_mode", mode="before")
+    @field_validator(
+        "vendor", "grounding_mode", "search_context_size", "search_recency", mode="before"
+    )
     @classmethod
     def _case_insensitive(cls, value: Any, info: Any) -> Any:
         if isinstance(value, str):

@@ -1,12 +1,12 @@
 """The keyword arguments of ``client.responses.create`` for one router request (pure).
 
 Grounded requests get the hosted ``web_search`` tool (with the caller's approximate location,
-only the fields given, and ``filters.allowed_domains`` when the request lists allowed domains:
-the tool has no blocked list) and ask for ``web_search_call.action.sources`` so the searched
-pages come back too. REQUIRED grounding is enforced by the router's post-validation, as for
-every provider (DESIGN.md section 4): no ``tool_choice`` is sent, since some models and
-deployments reject a forced hosted tool. With ``force_search``
-(``GROUNDING_ROUTER_OPENAI_FORCE_SEARCH=true``) a REQUIRED request sets
+only the fields given, ``filters.allowed_domains`` when the request lists allowed domains: the
+tool has no blocked list, and ``search_context_size`` when the request sets it) and ask for
+``web_search_call.action.sources`` so the searched pages come back too. REQUIRED grounding is
+enforced by the router's post-validation, as for every provider (DESIGN.md section 4): no
+``tool_choice`` is sent, since some models and deployments reject a forced hosted tool. With
+``force_search`` (``GROUNDING_ROUTER_OPENAI_FORCE_SEARCH=true``) a REQUIRED request sets
 ``tool_choice="required"``: web_search is the only tool, so that forces a search. The SDK's
 types do not accept ``{"type": "web_search"}`` as a tool choice; ``"required"`` is the
 documented way.
@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from router.types import LLMRequest, UserLocation
+from router.types import LLMRequest
 
 __all__ = [
     "JSON_OBJECT_INSTRUCTION",
@@ -67,7 +67,7 @@ def build_response_params(request: LLMRequest, *, force_search: bool = False) ->
     if system:
         params["instructions"] = "\n\n".join(system)
     if request.grounded:
-        params["tools"] = [_web_search_tool(request.user_location, request.allowed_domains)]
+        params["tools"] = [_web_search_tool(request)]
         params["include"] = [SOURCES_INCLUDE]
         if force_search and request.grounding_mode == "REQUIRED":
             params["tool_choice"] = "required"
@@ -78,13 +78,14 @@ def build_response_params(request: LLMRequest, *, force_search: bool = False) ->
     return params
 
 
-def _web_search_tool(
-    location: UserLocation | None, allowed_domains: list[str] | None
-) -> dict[str, Any]:
+def _web_search_tool(request: LLMRequest) -> dict[str, Any]:
     tool: dict[str, Any] = {"type": "web_search"}
-    if allowed_domains is not None:
+    if request.allowed_domains is not None:
         # The only domain filter the web_search tool has (there is no blocked list).
-        tool["filters"] = {"allowed_domains": list(allowed_domains)}
+        tool["filters"] = {"allowed_domains": list(request.allowed_domains)}
+    if request.search_context_size is not None:
+        tool["search_context_size"] = request.search_context_size
+    location = request.user_location
     if location is None:
         return tool
     given = {

@@ -2,7 +2,10 @@
 
 A grounded request adds the web plugin, ``plugins: [{"id": "web"}]`` (what a ``:online`` model
 suffix means; a model that already ends in ``:online`` gets no second plugin), with the user's
-location as the plugin's ``user_location`` (type ``approximate``, only the fields given).
+location as the plugin's ``user_location`` (type ``approximate``, only the fields given) and
+the request's ``allowed_domains`` / ``blocked_domains`` as the plugin's ``include_domains`` /
+``exclude_domains`` (a ``:online`` model gets the plugin only to carry these). OpenRouter
+sends the call's cost as ``usage.cost`` with every reply: nothing needs asking for it.
 OpenRouter answers with ``url_citation`` annotations carrying the page text as ``content``
 (kept as the snippet); with its own search engine it sets both offsets to 0, so those
 citations have no span (provider-quirks section 1). JSON answers use ``response_format``:
@@ -32,8 +35,11 @@ def build_openrouter_params(request: LLMRequest) -> dict[str, Any]:
         "model": request.model,
         "messages": [{"role": m.role, "content": m.text} for m in request.messages],
     }
-    if request.grounded and not request.model.endswith(_ONLINE_SUFFIX):
-        params["plugins"] = [_web_plugin(request)]
+    if request.grounded:
+        plugin = _web_plugin(request)
+        filtered = "include_domains" in plugin or "exclude_domains" in plugin
+        if filtered or not request.model.endswith(_ONLINE_SUFFIX):
+            params["plugins"] = [plugin]
     if request.json_schema is not None:
         params["response_format"] = {
             "type": "json_schema",
@@ -63,4 +69,8 @@ def _web_plugin(request: LLMRequest) -> dict[str, Any]:
         }
         if given:
             plugin["user_location"] = {"type": "approximate", **given}
+    if request.allowed_domains is not None:
+        plugin["include_domains"] = list(request.allowed_domains)
+    if request.blocked_domains is not None:
+        plugin["exclude_domains"] = list(request.blocked_domains)
     return plugin

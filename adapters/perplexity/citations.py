@@ -4,7 +4,9 @@ A reply (a Chat Completions body, as a dict or an SDK object) lists its sources 
 level: ``search_results`` (``title, url, date, last_updated, snippet, source``) when present,
 else ``citations``, a bare list of URL strings in the same order (provider-quirks section 4: a
 2026 body came without ``search_results``). The answer text cites them with ``[n]`` markers,
-1-based positions in that list; not every position is cited.
+1-based positions in that list; not every position is cited. A reasoning model's leading
+``<think>`` block is not answer text (:mod:`adapters.perplexity.reasoning`): the answer, its
+markers and their spans start after it, and the reasoning is kept apart.
 
 - Every source is a citation, ranked by its position (``rank`` = n); a position that has a
   search result reads its title and snippet from it, one beyond them its bare URL.
@@ -27,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.perplexity.reasoning import split_reasoning
 from router.citations.build import CitationCollector
 from router.types import Citation, Span, Vendor
 
@@ -46,6 +49,7 @@ class PerplexityExtraction:
     tool_call_count: int
     sources_seen: int
     warnings: list[str] = field(default_factory=list)
+    reasoning: str | None = None
 
 
 def _mapping(value: object) -> dict[str, Any]:
@@ -102,7 +106,7 @@ def read_perplexity_reply(
     body: Mapping[str, Any], vendor: Vendor = "perplexity"
 ) -> PerplexityExtraction:
     """Answer text, citations and grounding evidence of one reply body."""
-    content = answer_text(body)
+    reasoning, content = split_reasoning(answer_text(body))
     sources = sources_of(body)
     spans, stray = _markers(content, len(sources))
     collector = CitationCollector(vendor)
@@ -148,4 +152,5 @@ def read_perplexity_reply(
         tool_call_count=tool_calls,
         sources_seen=len(sources),
         warnings=warnings,
+        reasoning=reasoning,
     )

@@ -9,8 +9,9 @@ never raises and says why in ``warnings``.
 Usage keeps what Perplexity meters: tokens, and the cost it reports itself
 (``usage.cost.total_cost`` as ``Usage.reported_cost``; its ``request_cost`` plus
 ``search_queries_cost``, the search part, as ``reported_search_cost``). ``metadata`` keeps
-``num_search_queries``, ``search_context_size``, the cost breakdown as sent, the reply id and
-the finish reason.
+``num_search_queries``, ``search_context_size``, the cost breakdown as sent, the reply id, the
+finish reason and, for a reasoning model, its ``reasoning`` (the ``<think>`` block, which is
+not part of ``content``).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def map_perplexity_reply(
         citations=extraction.citations,
         usage=_usage(body.get("usage")),
         warnings=[*extraction.warnings, *problems],
-        metadata=_metadata(body, extraction.sources_seen),
+        metadata=_metadata(body, extraction.sources_seen, extraction.reasoning),
     )
 
 
@@ -133,7 +134,7 @@ def _finish_reason(body: Mapping[str, Any]) -> str | None:
     return reason if isinstance(reason, str) else None
 
 
-def _metadata(body: Mapping[str, Any], sources_seen: int) -> dict[str, Any]:
+def _metadata(body: Mapping[str, Any], sources_seen: int, reasoning: str | None) -> dict[str, Any]:
     usage = _dict(body.get("usage"))
     metadata: dict[str, Any] = {
         "response_id": body.get("id") if isinstance(body.get("id"), str) else None,
@@ -145,6 +146,8 @@ def _metadata(body: Mapping[str, Any], sources_seen: int) -> dict[str, Any]:
         value = usage.get(name)
         if isinstance(value, int | str) and not isinstance(value, bool):
             metadata[name] = value
+    if reasoning is not None:
+        metadata["reasoning"] = reasoning
     cost = _dict(usage.get("cost"))
     if cost:
         metadata["cost"] = {

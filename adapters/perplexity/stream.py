@@ -4,7 +4,8 @@ Every chunk repeats the full ``citations`` and ``search_results`` lists (provide
 section 4) beside its ``choices[0].delta.content`` piece; the last carries the
 ``finish_reason`` and the usage. So:
 
-- each content piece goes out as a ``TextDelta``;
+- each content piece goes out as a ``TextDelta``, but for a reasoning model's leading
+  ``<think>`` block, which is held back (it is not part of the answer);
 - the first chunk that lists sources announces one ``SearchStarted`` (Perplexity reports no
   queries);
 - after a chunk that adds text or changes the sources, the citations of the reply so far go
@@ -22,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.perplexity.citations import read_perplexity_reply
+from adapters.perplexity.reasoning import ThinkFilter
 from adapters.perplexity.reply import map_perplexity_reply
 from adapters.stream_reader import StreamReaderBase
 from router.types import LLMRequest
@@ -41,6 +43,7 @@ class PerplexityStreamReader(StreamReaderBase):
         super().__init__(request, map_perplexity_reply)
         self._envelope: dict[str, Any] = {}
         self._pieces: list[str] = []
+        self._answer = ThinkFilter()
         self._finish_reason: str | None = None
         self._searched = False
 
@@ -85,8 +88,10 @@ class PerplexityStreamReader(StreamReaderBase):
             piece = delta.get("content") if isinstance(delta, Mapping) else None
             if isinstance(piece, str) and piece:
                 self._pieces.append(piece)
-                self.events.text(piece)
-                grew = True
+                shown = self._answer.feed(piece)
+                if shown:
+                    self.events.text(shown)
+                    grew = True
             reason = choice.get("finish_reason")
             if isinstance(reason, str):
                 self._finish_reason = reason
@@ -95,6 +100,9 @@ class PerplexityStreamReader(StreamReaderBase):
             self._searched = True
             self._announce([])
         if self._finish_reason is not None:
+            rest = self._answer.flush()
+            if rest:
+                self.events.text(rest)
             self._completed()
         elif grew or sources != sources_before:
             for citation in read_perplexity_reply(self.final_body()).citations:

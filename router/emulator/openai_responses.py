@@ -63,6 +63,13 @@ def read_request(body: Mapping[str, Any]) -> Ask:
     include = body.get("include") or []
     prompt = _last_user_text(body.get("input"))
     _check_refusals(prompt, model, body, search_tool)
+    size = search_tool.get("search_context_size") if search_tool else None
+    if size is not None and size not in ("low", "medium", "high"):
+        raise BadRequest(
+            f"Invalid value: {size!r}. Supported values are: 'low', 'medium', and 'high'.",
+            param="tools[0].search_context_size",
+            code="invalid_value",
+        )
     location = search_tool.get("user_location") if search_tool else None
     country = location.get("country") if isinstance(location, Mapping) else None
     return Ask(

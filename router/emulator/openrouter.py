@@ -54,6 +54,12 @@ def read_request(body: Mapping[str, Any]) -> Ask:
         else None
     )
     location = web.get("user_location") if isinstance(web, Mapping) else None
+    for name in ("include_domains", "exclude_domains"):
+        listed = web.get(name) if isinstance(web, Mapping) else None
+        if listed is not None and (
+            not isinstance(listed, list) or not all(isinstance(d, str) for d in listed)
+        ):
+            raise BadRequest(f"plugins[0].{name}: Expected array of strings", code="400")
     country = location.get("country") if isinstance(location, Mapping) else None
     return Ask(
         api="openrouter",

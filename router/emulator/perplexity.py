@@ -10,7 +10,11 @@ and ``search_results`` in every chunk; its last chunk has the ``finish_reason`` 
 
 Requests are read as Sonar reads them: ``disable_search`` turns the search off,
 ``web_search_options.user_location.country`` localises the answer, and ``response_format`` of
-type ``json_schema`` asks for JSON that follows the schema.
+type ``json_schema`` asks for JSON that follows the schema. ``search_domain_filter`` (at most
+20 domains, all allowed or all ``-``blocked), ``search_recency_filter`` and
+``web_search_options.search_context_size`` are checked as the API checks them (HTTP 400
+otherwise); the usage reports the context size asked for. ``sonar-reasoning`` models put their
+reasoning in a ``<think>`` block before the answer, a stray ``[n]`` marker in it included.
 """
 
 from __future__ import annotations
@@ -30,8 +34,13 @@ from router.emulator.wire import Ask, BadRequest, JsonFormat
 __all__ = ["PATH", "build_response", "read_request", "stream_chunks"]
 
 PATH = "/chat/completions"
-_REQUEST_COST = 0.005  # per request at low search context size, as the recorded bodies show
+# Per request by search context size (Sonar's list prices; low as the recorded bodies show).
+_REQUEST_COSTS = {"low": 0.005, "medium": 0.008, "high": 0.012}
 _TOKEN_COSTS = {"sonar": (1.0, 1.0), "sonar-pro": (3.0, 15.0)}  # $ per million in, out
+_MAX_DOMAINS = 20
+_RECENCY = ("hour", "day", "week", "month", "year")
+_CONTEXT_SIZES = ("low", "medium", "high")
+_REASONING_MODELS = "sonar-reasoning"
 
 
 def read_request(body: Mapping[str, Any]) -> Ask:
@@ -49,6 +58,7 @@ def read_request(body: Mapping[str, Any]) -> Ask:
     ]
     prompt = user_texts[-1] if user_texts else ""
     options = body.get("web_search_options")
+    _check_search_filters(body, options)
     location = options.get("user_location") if isinstance(options, Mapping) else None
     country = location.get("country") if isinstance(location, Mapping) else None
     return Ask(
@@ -62,6 +72,38 @@ def read_request(body: Mapping[str, Any]) -> Ask:
         country=country if isinstance(country, str) else None,
         echo=body,
     )
+
+
+def _check_search_filters(body: Mapping[str, Any], options: object) -> None:
+    """Refuse the filter values the API refuses (HTTP 400)."""
+    domains = body.get("search_domain_filter")
+    if domains is not None:
+        if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+            raise BadRequest(
+                "search_domain_filter must be a list of strings", param="search_domain_filter"
+            )
+        if len(domains) > _MAX_DOMAINS:
+            raise BadRequest(
+                f"search_domain_filter takes at most {_MAX_DOMAINS} domains",
+                param="search_domain_filter",
+            )
+        if len({domain.startswith("-") for domain in domains}) > 1:
+            raise BadRequest(
+                "search_domain_filter cannot mix allowed and denied (-) domains",
+                param="search_domain_filter",
+            )
+    recency = body.get("search_recency_filter")
+    if recency is not None and recency not in _RECENCY:
+        raise BadRequest(
+            f"search_recency_filter must be one of {', '.join(_RECENCY)}",
+            param="search_recency_filter",
+        )
+    size = options.get("search_context_size") if isinstance(options, Mapping) else None
+    if size is not None and size not in _CONTEXT_SIZES:
+        raise BadRequest(
+            f"web_search_options.search_context_size must be one of {', '.join(_CONTEXT_SIZES)}",
+            param="web_search_options",
+        )
 
 
 def _json_format(value: object) -> JsonFormat | None:
@@ -89,6 +131,8 @@ def build_response(
         text = _cited_text(answer, [answer.sources.index(source) for source in sources])
     else:
         text = answer.plain_text
+    if ask.model.startswith(_REASONING_MODELS):
+        text = _THINK_BLOCK.format(topic=ask.question[:60]) + text
     body: dict[str, Any] = {
         "id": str(uuid.UUID(bytes=digest(serial, "perplexity")[:16], version=4)),
         "model": ask.model,
@@ -110,6 +154,12 @@ def build_response(
         }
     ]
     return body
+
+
+_THINK_BLOCK = (
+    "<think>\nThe user asks: {topic}. The first search result [1] looks relevant; I will "
+    "answer from the sources and cite them.\n</think>\n\n"
+)
 
 
 def _cited_text(answer: Answer, listed: list[int]) -> str:
@@ -141,12 +191,13 @@ def _usage(ask: Ask, text: str, searched: bool, rng: Any) -> dict[str, Any]:
     per_in, per_out = _TOKEN_COSTS.get(ask.model, _TOKEN_COSTS["sonar"])
     input_cost = round(prompt_tokens * per_in / 1e6, 5)
     output_cost = round(completion_tokens * per_out / 1e6, 5)
-    request_cost = _REQUEST_COST if searched else 0.0
+    size = _context_size(ask)
+    request_cost = _REQUEST_COSTS.get(size, _REQUEST_COSTS["low"]) if searched else 0.0
     usage: dict[str, Any] = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "total_tokens": prompt_tokens + completion_tokens,
-        "search_context_size": "low",
+        "search_context_size": size,
         "cost": {
             "input_tokens_cost": input_cost,
             "output_tokens_cost": output_cost,
@@ -157,6 +208,12 @@ def _usage(ask: Ask, text: str, searched: bool, rng: Any) -> dict[str, Any]:
     if searched:
         usage["num_search_queries"] = rng.randint(1, 3)
     return usage
+
+
+def _context_size(ask: Ask) -> str:
+    options = ask.echo.get("web_search_options")
+    size = options.get("search_context_size") if isinstance(options, Mapping) else None
+    return size if isinstance(size, str) else "low"
 
 
 def stream_chunks(body: Mapping[str, Any], *, serial: str) -> list[dict[str, Any]]:

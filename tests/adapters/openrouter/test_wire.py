@@ -131,6 +131,29 @@ def test_an_online_model_needs_no_plugin(
     assert result.grounded_effective is True
 
 
+def test_domain_filters_go_to_the_web_plugin(
+    adapter: OpenRouterAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """allowed_domains are the plugin's include_domains; blocked_domains its exclude_domains."""
+    adapter.complete(_request(grounded=True, allowed_domains=["who.int"]), settings)
+    adapter.complete(
+        _request("Capital of Italy?", grounded=True, blocked_domains=["x.com"]), settings
+    )
+    allowed, blocked = emulator.requests
+    assert allowed.json["plugins"] == [{"id": "web", "include_domains": ["who.int"]}]
+    assert blocked.json["plugins"] == [{"id": "web", "exclude_domains": ["x.com"]}]
+
+
+def test_an_online_model_gets_the_plugin_to_carry_a_domain_filter(
+    adapter: OpenRouterAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """:online needs no plugin to search, but a domain filter travels only in one."""
+    model = "openai/gpt-4o-mini:online"
+    adapter.complete(_request(model=model, grounded=True, blocked_domains=["x.com"]), settings)
+    (sent,) = emulator.requests
+    assert sent.json["plugins"] == [{"id": "web", "exclude_domains": ["x.com"]}]
+
+
 def test_an_ungrounded_call_sends_no_plugin(
     adapter: OpenRouterAdapter, settings: RouterSettings, emulator: Emulator
 ) -> None:

@@ -22,7 +22,9 @@ from router.errors import (
     RouterError,
 )
 from router.settings import RouterSettings
+from router.stream_events import Completed, TextDelta
 from router.types import LLMRequest
+from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 
 KEY = "pplx-wire-test-key"
@@ -68,11 +70,13 @@ async def async_adapter() -> AsyncIterator[PerplexityAdapter]:
     made.close()
 
 
-def _request(prompt: str = "What is the capital of France?", **fields: Any) -> LLMRequest:
+def _request(
+    prompt: str = "What is the capital of France?", model: str = "sonar", **fields: Any
+) -> LLMRequest:
     return LLMRequest.model_validate(
         {
             "vendor": "perplexity",
-            "model": "sonar",
+            "model": model,
             "messages": [
                 {"role": "system", "content": "Be brief."},
                 {"role": "user", "content": prompt},
@@ -166,6 +170,102 @@ def test_a_stream_yields_chunks_that_repeat_the_sources(
     assert len(chunks) > 2
     assert all(chunk["citations"] == chunks[0]["citations"] for chunk in chunks)
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+
+
+def test_allowed_domains_go_as_the_domain_filter(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """allowed_domains are search_domain_filter as they are."""
+    adapter.complete(_request(grounded=True, allowed_domains=["who.int", "europa.eu"]), settings)
+    (sent,) = emulator.requests
+    assert sent.json["search_domain_filter"] == ["who.int", "europa.eu"]
+
+
+def test_blocked_domains_go_as_the_domain_filter_with_a_minus(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """blocked_domains are search_domain_filter entries prefixed with '-'."""
+    adapter.complete(_request(grounded=True, blocked_domains=["pinterest.com"]), settings)
+    (sent,) = emulator.requests
+    assert sent.json["search_domain_filter"] == ["-pinterest.com"]
+
+
+def test_the_emulator_refuses_a_mixed_domain_filter_as_sonar_does(
+    adapter: PerplexityAdapter, settings: RouterSettings
+) -> None:
+    """Allowed and blocked in one list is an HTTP 400 (the router refuses it before any call)."""
+    request = _request(grounded=True, allowed_domains=["who.int"], blocked_domains=["x.com"])
+    with pytest.raises(ProviderRequestError) as raised:
+        adapter.complete(request, settings)
+    assert raised.value.reason == "bad_request"
+    assert "mix" in str(raised.value)
+
+
+def test_search_context_size_and_recency_go_to_their_fields(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """search_context_size is web_search_options', search_recency search_recency_filter."""
+    request = _request(
+        grounded=True,
+        user_location={"country": "FR"},
+        search_context_size="high",
+        search_recency="week",
+    )
+    result = adapter.complete(request, settings)
+    (sent,) = emulator.requests
+    assert sent.json["web_search_options"] == {
+        "search_context_size": "high",
+        "user_location": {"country": "FR"},
+    }
+    assert sent.json["search_recency_filter"] == "week"
+    assert result.metadata["search_context_size"] == "high"
+
+
+def test_an_ungrounded_call_sends_no_search_filters(
+    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Without grounding the search is off, and its filters are not sent."""
+    adapter.complete(
+        _request(allowed_domains=["who.int"], search_recency="day", search_context_size="low"),
+        settings,
+    )
+    (sent,) = emulator.requests
+    assert sent.json["disable_search"] is True
+    assert not {"search_domain_filter", "search_recency_filter", "web_search_options"} & set(
+        sent.json
+    )
+
+
+def test_a_reasoning_models_think_block_is_not_the_answer(
+    adapter: PerplexityAdapter, settings: RouterSettings
+) -> None:
+    """sonar-reasoning: the <think> block leaves the answer for metadata; spans still match."""
+    result = adapter.complete(_request(grounded=True, model="sonar-reasoning-pro"), settings)
+    assert "<think>" not in result.content
+    assert not result.content.startswith((" ", "\n"))
+    assert result.metadata["reasoning"].startswith("The user asks")
+    assert any(citation["cited"] for citation in result.citations)
+    for citation in result.citations:
+        assert citation_problems(citation, result.content, provider="perplexity") == []
+
+
+def test_a_reasoning_models_stream_shows_only_the_answer(
+    settings: RouterSettings, emulator: Emulator
+) -> None:
+    """Streamed, the think block is held back: the text deltas add up to the final answer."""
+    request = {
+        "vendor": "perplexity",
+        "model": "sonar-reasoning",
+        "messages": [{"role": "user", "content": "What is the capital of France?"}],
+        "grounded": True,
+    }
+    with UnifiedLLMAdapter(settings) as router:
+        events = list(router.stream(request))
+    text = "".join(event.text for event in events if isinstance(event, TextDelta))
+    (done,) = [event for event in events if isinstance(event, Completed)]
+    assert text == done.response.content
+    assert "<think>" not in text
+    assert done.response.metadata["reasoning"]
 
 
 def _faulted(kind: str) -> LLMRequest:
