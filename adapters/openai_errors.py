@@ -46,17 +46,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
-from adapters.http_clients import redirect_target
 from adapters.malformed_http import malformed_http_error
 from adapters.sdk_errors import (
+    ApiService,
     clean_message,
     dropped_connection,
     error_chain,
     parse_retry_after,
     provider_message,
+    status_error,
     undecodable_reply,
 )
 from router.errors import (
@@ -66,7 +66,6 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
-from router.types import Vendor
 
 __all__ = [
     "OPENAI",
@@ -77,18 +76,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class OpenAIService:
-    """An API reached through the ``openai`` SDK, as its errors name it."""
-
-    vendor: Vendor
-    label: str
-    key_setting: str
-    base_url_setting: str
-
+# An API reached through the ``openai`` SDK, as its errors name it.
+OpenAIService = ApiService
 
 OPENAI = OpenAIService("openai", "OpenAI", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 _TRANSIENT_STATUS_REASONS = {408: "timeout", 409: "conflict", 429: "rate_limited"}
+_REQUEST_STATUS_REASONS = {404: "not_found"}
 
 
 @contextmanager
@@ -150,58 +143,22 @@ def translate_openai_errors(
 
 
 def _status_error(exc: Any, secret: str | None, service: OpenAIService) -> ProviderError:
-    status: int = exc.status_code
-    message = provider_message(exc.body, fallback=exc.message, secret=secret)
-    code = getattr(exc, "code", None)
-    said = f": {message}" if message else ""
-    if 300 <= status < 400:
-        return ProviderRequestError(
-            f"{service.label} answered with a redirect (HTTP {status}"
-            f"{redirect_target(exc.response.headers)}); provider calls follow no redirect, which "
-            f"would send the prompt to another host: check {service.base_url_setting}",
-            vendor=service.vendor,
-            status_code=status,
-            reason="redirect",
-            provider_message=message,
-        )
-    if status == 429 and code == "insufficient_quota":
+    if exc.status_code == 429 and getattr(exc, "code", None) == "insufficient_quota":
+        message = provider_message(exc.body, fallback=exc.message, secret=secret)
+        said = f": {message}" if message else ""
         return ProviderRequestError(
             f"{service.label}: the account's quota is used up (HTTP 429){said}",
             vendor=service.vendor,
-            status_code=status,
+            status_code=429,
             reason="insufficient_quota",
             provider_message=message,
         )
-    if status in _TRANSIENT_STATUS_REASONS or status >= 500:
-        reason = _TRANSIENT_STATUS_REASONS.get(status, "server_error")
-        retry_after = parse_retry_after(exc.response.headers)
-        wait = f", retry after {retry_after:g} s" if retry_after is not None else ""
-        return ProviderTransientError(
-            f"{service.label}: {reason.replace('_', ' ')} (HTTP {status}{wait}){said}",
-            vendor=service.vendor,
-            status_code=status,
-            reason=reason,
-            retry_after_s=retry_after,
-            provider_message=message,
-        )
-    if status in (401, 403):
-        return ProviderRequestError(
-            f"{service.label} rejected the credentials (HTTP {status}): check "
-            f"{service.key_setting} (and {service.base_url_setting} when calling through a "
-            f"proxy){said}",
-            vendor=service.vendor,
-            status_code=status,
-            reason="auth",
-            provider_message=message,
-        )
-    reason = "not_found" if status == 404 else "bad_request"
-    hint = f"; check the model name and {service.base_url_setting}" if status == 404 else ""
-    return ProviderRequestError(
-        f"{service.label} rejected the request (HTTP {status}){said}{hint}",
-        vendor=service.vendor,
-        status_code=status,
-        reason=reason,
-        provider_message=message,
+    return status_error(
+        exc,
+        secret=secret,
+        service=service,
+        transient_reasons=_TRANSIENT_STATUS_REASONS,
+        request_reasons=_REQUEST_STATUS_REASONS,
     )
 
 

@@ -14,22 +14,46 @@ import math
 import re
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
-from router.errors import ProviderTransientError, ResponseParseError, RouterError
+from adapters.http_clients import redirect_target
+from router.errors import (
+    ProviderError,
+    ProviderRequestError,
+    ProviderTransientError,
+    ResponseParseError,
+    RouterError,
+)
 from router.logging import REDACTED, redact_text, redacted_prefix
 from router.types import Vendor
 
 __all__ = [
+    "ApiService",
     "clean_message",
     "dropped_connection",
     "error_chain",
     "parse_retry_after",
     "provider_message",
+    "status_error",
     "undecodable_reply",
 ]
 
 _MESSAGE_LIMIT = 300
+
+
+@dataclass(frozen=True, slots=True)
+class ApiService:
+    """An API as its errors name it: the vendor, the label of its messages, and the settings a
+    failure points at."""
+
+    vendor: Vendor
+    label: str
+    key_setting: str
+    base_url_setting: str
+
+
 _TAG = re.compile(r"<(script|style)\b.*?</\1>|<[^>]*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -80,6 +104,67 @@ def undecodable_reply(
         f"check that {base_url_setting} points at {expected_api}",
         vendor=vendor,
         reason="non_json_response",
+    )
+
+
+def status_error(
+    exc: Any,
+    *,
+    secret: str | None,
+    service: ApiService,
+    transient_reasons: Mapping[int, str],
+    request_reasons: Mapping[int, str],
+) -> ProviderError:
+    """The router error of an ``APIStatusError`` (HTTP status ``exc.status_code``).
+
+    A redirect is reported, never followed (it would send the prompt to another host); a
+    status of ``transient_reasons`` or any 5xx is transient, with the wait ``Retry-After``
+    asks for; 401 and 403 point at the key setting; other statuses are request errors with the
+    reason ``request_reasons`` gives them (else ``bad_request``).
+    """
+    status: int = exc.status_code
+    message = provider_message(exc.body, fallback=exc.message, secret=secret)
+    said = f": {message}" if message else ""
+    if 300 <= status < 400:
+        return ProviderRequestError(
+            f"{service.label} answered with a redirect (HTTP {status}"
+            f"{redirect_target(exc.response.headers)}); provider calls follow no redirect, which "
+            f"would send the prompt to another host: check {service.base_url_setting}",
+            vendor=service.vendor,
+            status_code=status,
+            reason="redirect",
+            provider_message=message,
+        )
+    if status in transient_reasons or status >= 500:
+        reason = transient_reasons.get(status, "server_error")
+        retry_after = parse_retry_after(exc.response.headers)
+        wait = f", retry after {retry_after:g} s" if retry_after is not None else ""
+        return ProviderTransientError(
+            f"{service.label}: {reason.replace('_', ' ')} (HTTP {status}{wait}){said}",
+            vendor=service.vendor,
+            status_code=status,
+            reason=reason,
+            retry_after_s=retry_after,
+            provider_message=message,
+        )
+    if status in (401, 403):
+        return ProviderRequestError(
+            f"{service.label} rejected the credentials (HTTP {status}): check "
+            f"{service.key_setting} (and {service.base_url_setting} when calling through a "
+            f"proxy){said}",
+            vendor=service.vendor,
+            status_code=status,
+            reason="auth",
+            provider_message=message,
+        )
+    reason = request_reasons.get(status, "bad_request")
+    hint = f"; check the model name and {service.base_url_setting}" if status == 404 else ""
+    return ProviderRequestError(
+        f"{service.label} rejected the request (HTTP {status}){said}{hint}",
+        vendor=service.vendor,
+        status_code=status,
+        reason=reason,
+        provider_message=message,
     )
 
 

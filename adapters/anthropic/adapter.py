@@ -16,44 +16,37 @@ checks that both put the same request on the wire.
 as dicts for the registry's stream reader (:mod:`adapters.anthropic.stream`); JSON with
 citations streams step 1's prose and makes the reshape call in ``finish_stream``.
 
-The clients' HTTP stacks come from :mod:`adapters.http_clients`: bounded by the call's deadline
-and reply limit, following no redirect. Clients are created lazily and reused, keyed by the API
-key and base URL, so one adapter serves any settings from any thread. Async clients run on the
-SDK's aiohttp transport and belong to the event loop they were created on
-(:mod:`adapters.loop_clients`).
+Clients and calls are :class:`adapters.sdk_calls.SdkCalls`, shared with the providers reached
+through the ``openai`` SDK, whose design the ``anthropic`` SDK shares: HTTP stacks bounded by the
+call's deadline and reply limit, following no redirect; clients created lazily and reused, keyed
+by the API key and base URL; async clients on the SDK's aiohttp transport, per event loop.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from adapters.anthropic.errors import KEY_SETTING, translate_anthropic_errors
+from adapters.anthropic.errors import ANTHROPIC, translate_anthropic_errors
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.anthropic.request import Step, build_message_params, plan_steps
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import async_client_options, sdk_timeout_s, sync_client
-from adapters.loop_clients import LoopClients
+from adapters.http_clients import sdk_timeout_s
+from adapters.sdk_calls import ClientKey, SdkCalls, SdkClasses, client_key
 from adapters.two_step import reshape_is_pointless, step2_skipped, two_step_result
-from router.errors import ConfigurationError
 from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
-
-if TYPE_CHECKING:
-    from anthropic import Anthropic, AsyncAnthropic
 
 __all__ = ["AnthropicAdapter"]
 
 _log = structlog.get_logger(__name__)
 
 MESSAGES_PATH = "/v1/messages"
-
-# What shapes a client: the API key and the base URL (None: the SDK's default endpoint).
-_ClientKey = tuple[str, str | None]
+ANTHROPIC_SDK = SdkClasses("anthropic", "Anthropic", "AsyncAnthropic")
 
 
 class AnthropicAdapter:
@@ -62,99 +55,48 @@ class AnthropicAdapter:
     vendor: Vendor = "anthropic"
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._clients: dict[_ClientKey, Anthropic] = {}
-        self._async_clients: LoopClients[_ClientKey, AsyncAnthropic] = LoopClients(
-            _new_async_client, _close_async_client
-        )
+        self._calls = SdkCalls(ANTHROPIC_SDK, ANTHROPIC, _translated)
 
     def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """Send the request (one call, or two for JSON with citations) and map the reply."""
         key = _client_key(settings)
-        client = self._client(key)
         results: list[AdapterResult] = []
         for step in plan_steps(request):
             params = _params_for(request, settings, step, results)
             if params is None:
                 break
-            with translate_anthropic_errors(secret=key[0]):
-                message = client.post(
-                    MESSAGES_PATH,
-                    body=params,
-                    cast_to=object,
-                    options={"timeout": _timeout(request, settings)},
-                )
+            message = self._calls.post(key, MESSAGES_PATH, params, _timeout(request, settings))
             results.append(self._mapped(request, step, message))
         return _result(request, results)
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
         key = _client_key(settings)
-        client = self._async_clients.get(key)
         results: list[AdapterResult] = []
         for step in plan_steps(request):
             params = _params_for(request, settings, step, results)
             if params is None:
                 break
-            with translate_anthropic_errors(secret=key[0]):
-                message = await client.post(
-                    MESSAGES_PATH,
-                    body=params,
-                    cast_to=object,
-                    options={"timeout": _timeout(request, settings)},
-                )
+            timeout = _timeout(request, settings)
+            message = await self._calls.apost(key, MESSAGES_PATH, params, timeout)
             results.append(self._mapped(request, step, message))
         return _result(request, results)
 
     def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
         """Send step 1 of ``request`` as a stream once; yield its events as dicts (no retries)."""
-        from anthropic import Stream
-
         key = _client_key(settings)
-        params = {**_first_params(request, settings), "stream": True}
-        client = self._client(key)
-        with translate_anthropic_errors(secret=key[0]):
-            events = client.post(
-                MESSAGES_PATH,
-                body=params,
-                cast_to=object,
-                stream=True,
-                stream_cls=Stream[object],
-                options={"timeout": _timeout(request, settings)},
-            )
-        try:
-            with translate_anthropic_errors(secret=key[0]):
-                for event in events:
-                    if isinstance(event, dict):
-                        yield event
-        finally:
-            events.close()
+        params = _first_params(request, settings)
+        yield from self._calls.stream(key, MESSAGES_PATH, params, _timeout(request, settings))
 
     async def astream(
         self, request: LLMRequest, settings: RouterSettings
     ) -> AsyncIterator[dict[str, Any]]:
         """The async twin of :meth:`stream`."""
-        from anthropic import AsyncStream
-
         key = _client_key(settings)
-        params = {**_first_params(request, settings), "stream": True}
-        client = self._async_clients.get(key)
-        with translate_anthropic_errors(secret=key[0]):
-            events = await client.post(
-                MESSAGES_PATH,
-                body=params,
-                cast_to=object,
-                stream=True,
-                stream_cls=AsyncStream[object],
-                options={"timeout": _timeout(request, settings)},
-            )
-        try:
-            with translate_anthropic_errors(secret=key[0]):
-                async for event in events:
-                    if isinstance(event, dict):
-                        yield event
-        finally:
-            await events.close()
+        params = _first_params(request, settings)
+        timeout = _timeout(request, settings)
+        async for event in self._calls.astream(key, MESSAGES_PATH, params, timeout):
+            yield event
 
     def finish_stream(
         self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
@@ -165,13 +107,7 @@ class AnthropicAdapter:
         params = _params_for(request, settings, steps[-1], results) if len(steps) == 2 else None
         if params is not None:
             key = _client_key(settings)
-            with translate_anthropic_errors(secret=key[0]):
-                message = self._client(key).post(
-                    MESSAGES_PATH,
-                    body=params,
-                    cast_to=object,
-                    options={"timeout": _timeout(request, settings)},
-                )
+            message = self._calls.post(key, MESSAGES_PATH, params, _timeout(request, settings))
             results.append(self._mapped(request, steps[-1], message))
         return _result(request, results)
 
@@ -184,44 +120,18 @@ class AnthropicAdapter:
         params = _params_for(request, settings, steps[-1], results) if len(steps) == 2 else None
         if params is not None:
             key = _client_key(settings)
-            with translate_anthropic_errors(secret=key[0]):
-                message = await self._async_clients.get(key).post(
-                    MESSAGES_PATH,
-                    body=params,
-                    cast_to=object,
-                    options={"timeout": _timeout(request, settings)},
-                )
+            timeout = _timeout(request, settings)
+            message = await self._calls.apost(key, MESSAGES_PATH, params, timeout)
             results.append(self._mapped(request, steps[-1], message))
         return _result(request, results)
 
     def close(self) -> None:
         """Close the sync clients, and the async ones of event loops that are not running."""
-        with self._lock:
-            clients = list(self._clients.values())
-            self._clients.clear()
-        for client in clients:
-            client.close()
-        self._async_clients.close_idle()
+        self._calls.close()
 
     async def aclose(self) -> None:
         """Close the async clients created on the running event loop."""
-        await self._async_clients.aclose()
-
-    def _client(self, key: _ClientKey) -> Anthropic:
-        with self._lock:
-            client = self._clients.get(key)
-            if client is None:
-                from anthropic import Anthropic, DefaultHttpxClient
-
-                client = self._clients[key] = Anthropic(
-                    api_key=key[0],
-                    base_url=key[1],
-                    max_retries=0,
-                    http_client=sync_client(DefaultHttpxClient),
-                )
-                if grounding_debug_enabled():
-                    _log.debug("anthropic_client_created", kind="sync", clients=len(self._clients))
-            return client
+        await self._calls.aclose()
 
     @staticmethod
     def _mapped(request: LLMRequest, step: Step, message: Any) -> AdapterResult:
@@ -271,36 +181,13 @@ def _result(request: LLMRequest, results: list[AdapterResult]) -> AdapterResult:
     return results[0]
 
 
-def _new_async_client(key: _ClientKey) -> AsyncAnthropic:
-    """An async client on the SDK's aiohttp transport (as the OpenAI adapter's, for its CPU)."""
-    from anthropic import AsyncAnthropic, DefaultAioHttpClient
-
-    client = AsyncAnthropic(
-        api_key=key[0],
-        base_url=key[1],
-        max_retries=0,
-        http_client=DefaultAioHttpClient(**async_client_options()),
-    )
-    if grounding_debug_enabled():
-        _log.debug("anthropic_client_created", kind="async")
-    return client
+def _translated(secret: str) -> AbstractContextManager[None]:
+    return translate_anthropic_errors(secret=secret)
 
 
-async def _close_async_client(client: AsyncAnthropic) -> None:
-    await client.close()
-
-
-def _client_key(settings: RouterSettings) -> _ClientKey:
+def _client_key(settings: RouterSettings) -> ClientKey:
     """The client's key and base URL; a missing key is a configuration error, before any call."""
-    secret = settings.anthropic_api_key
-    key = secret.get_secret_value().strip() if secret is not None else ""
-    if not key:
-        raise ConfigurationError(
-            f"Anthropic: no API key; set {KEY_SETTING} (or GROUNDING_ROUTER_{KEY_SETTING})",
-            setting=KEY_SETTING,
-            vendor="anthropic",
-        )
-    return key, settings.anthropic_base_url or None
+    return client_key(ANTHROPIC, settings.anthropic_api_key, settings.anthropic_base_url)
 
 
 def _timeout(request: LLMRequest, settings: RouterSettings) -> float:

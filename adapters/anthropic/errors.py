@@ -38,32 +38,32 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from adapters.http_clients import redirect_target
 from adapters.sdk_errors import (
+    ApiService,
     clean_message,
     dropped_connection,
     error_chain,
-    parse_retry_after,
-    provider_message,
+    status_error,
     undecodable_reply,
 )
 from router.errors import (
     ProviderError,
-    ProviderRequestError,
     ProviderTransientError,
     ResponseParseError,
 )
 
-__all__ = ["BASE_URL_SETTING", "KEY_SETTING", "translate_anthropic_errors"]
+__all__ = ["ANTHROPIC", "BASE_URL_SETTING", "KEY_SETTING", "translate_anthropic_errors"]
 
 KEY_SETTING = "ANTHROPIC_API_KEY"
 BASE_URL_SETTING = "ANTHROPIC_BASE_URL"
+ANTHROPIC = ApiService("anthropic", "Anthropic", KEY_SETTING, BASE_URL_SETTING)
 _TRANSIENT_STATUS_REASONS = {
     408: "timeout",
     409: "conflict",
     429: "rate_limited",
     529: "overloaded",
 }
+_REQUEST_STATUS_REASONS = {404: "not_found", 413: "request_too_large"}
 
 
 @contextmanager
@@ -130,47 +130,10 @@ def _not_utf8(exc: UnicodeDecodeError) -> ProviderTransientError | ResponseParse
 
 
 def _status_error(exc: Any, secret: str | None) -> ProviderError:
-    status: int = exc.status_code
-    message = provider_message(exc.body, fallback=exc.message, secret=secret)
-    said = f": {message}" if message else ""
-    if 300 <= status < 400:
-        return ProviderRequestError(
-            f"Anthropic answered with a redirect (HTTP {status}"
-            f"{redirect_target(exc.response.headers)}); provider calls follow no redirect, which "
-            f"would send the prompt to another host: check {BASE_URL_SETTING}",
-            vendor="anthropic",
-            status_code=status,
-            reason="redirect",
-            provider_message=message,
-        )
-    if status in _TRANSIENT_STATUS_REASONS or status >= 500:
-        reason = _TRANSIENT_STATUS_REASONS.get(status, "server_error")
-        retry_after = parse_retry_after(exc.response.headers)
-        wait = f", retry after {retry_after:g} s" if retry_after is not None else ""
-        return ProviderTransientError(
-            f"Anthropic: {reason.replace('_', ' ')} (HTTP {status}{wait}){said}",
-            vendor="anthropic",
-            status_code=status,
-            reason=reason,
-            retry_after_s=retry_after,
-            provider_message=message,
-        )
-    if status in (401, 403):
-        return ProviderRequestError(
-            f"Anthropic rejected the credentials (HTTP {status}): check {KEY_SETTING} "
-            f"(and {BASE_URL_SETTING} when calling through a proxy){said}",
-            vendor="anthropic",
-            status_code=status,
-            reason="auth",
-            provider_message=message,
-        )
-    reasons = {404: "not_found", 413: "request_too_large"}
-    reason = reasons.get(status, "bad_request")
-    hint = f"; check the model name and {BASE_URL_SETTING}" if status == 404 else ""
-    return ProviderRequestError(
-        f"Anthropic rejected the request (HTTP {status}){said}{hint}",
-        vendor="anthropic",
-        status_code=status,
-        reason=reason,
-        provider_message=message,
+    return status_error(
+        exc,
+        secret=secret,
+        service=ANTHROPIC,
+        transient_reasons=_TRANSIENT_STATUS_REASONS,
+        request_reasons=_REQUEST_STATUS_REASONS,
     )
