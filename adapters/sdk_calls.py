@@ -9,7 +9,10 @@ and base URL), so one adapter serves any settings from any thread; HTTP stacks f
 :mod:`adapters.http_clients` (bounded by the call's deadline and reply limit, following no
 redirect); async clients on the SDK's aiohttp transport, kept per running event loop
 (:mod:`adapters.loop_clients`); SDK retries off (the router's retry layer owns retries); and
-every call's errors translated at the boundary by the provider's own translation.
+every call's errors translated at the boundary by the provider's own translation. The SDK is
+imported when the adapter is made (on a vendor's first use, never by ``import router``), so no
+call's deadline pays for the import (``import anthropic`` alone takes over a second on a cold,
+loaded machine).
 
 Calls go through the client's documented generic ``post`` with the prepared body and
 ``cast_to=object``: the parameters are already plain JSON and the mappers read plain dicts, so
@@ -83,6 +86,7 @@ class SdkCalls:
     ) -> None:
         self.service = service
         self._sdk = sdk
+        self._sdk_module: ModuleType = importlib.import_module(sdk.module)
         self._translate = translate
         self._default_base_url = default_base_url
         self._lock = threading.Lock()
@@ -115,7 +119,7 @@ class SdkCalls:
         self, key: ClientKey, path: str, body: dict[str, Any], timeout: float
     ) -> Iterator[dict[str, Any]]:
         """POST ``body`` as a stream once; yield its events' data as dicts."""
-        stream_class = self._module().Stream
+        stream_class = self._sdk_module.Stream
         client = self._client(key)
         with self._translate(key[0]):
             events = client.post(
@@ -138,7 +142,7 @@ class SdkCalls:
         self, key: ClientKey, path: str, body: dict[str, Any], timeout: float
     ) -> AsyncIterator[dict[str, Any]]:
         """The async twin of :meth:`stream`."""
-        stream_class = self._module().AsyncStream
+        stream_class = self._sdk_module.AsyncStream
         client = self._async_clients.get(key)
         with self._translate(key[0]):
             events = await client.post(
@@ -170,15 +174,11 @@ class SdkCalls:
         """Close the async clients created on the running event loop."""
         await self._async_clients.aclose()
 
-    def _module(self) -> ModuleType:
-        """The SDK, imported on first use (``import router`` loads no SDK)."""
-        return importlib.import_module(self._sdk.module)
-
     def _client(self, key: ClientKey) -> Any:
         with self._lock:
             client = self._clients.get(key)
             if client is None:
-                sdk = self._module()
+                sdk = self._sdk_module
                 client = self._clients[key] = getattr(sdk, self._sdk.client)(
                     api_key=key[0],
                     base_url=key[1] or self._default_base_url,
@@ -201,7 +201,7 @@ class SdkCalls:
         the default httpx2 stack, and batch runs are CPU-bound on exactly this
         (scripts/bench/batch.py).
         """
-        sdk = self._module()
+        sdk = self._sdk_module
         client = getattr(sdk, self._sdk.async_client)(
             api_key=key[0],
             base_url=key[1] or self._default_base_url,

@@ -25,6 +25,7 @@ sync ones and those of loops that are no longer running, and a loop that shuts d
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -73,6 +74,8 @@ class OpenAIAdapter:
     vendor: Vendor = "openai"
 
     def __init__(self) -> None:
+        # The SDK is imported with the adapter, so no call's deadline pays for the import.
+        importlib.import_module("openai")
         self._lock = threading.Lock()
         self._clients: dict[_ClientKey, OpenAI] = {}
         self._async_clients: LoopClients[_ClientKey, AsyncOpenAI] = LoopClients(

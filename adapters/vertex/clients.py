@@ -17,6 +17,7 @@ or let the loop close them as it shuts down the way ``asyncio.run`` does
 
 from __future__ import annotations
 
+import importlib
 import threading
 import urllib.request
 from collections.abc import Callable, Hashable
@@ -169,6 +170,8 @@ class GenAIClients(Generic[K]):
     def __init__(
         self, key_of: Callable[[RouterSettings], K], new_client: Callable[..., Client]
     ) -> None:
+        # The SDK is imported with the adapter, so no call's deadline pays for the import.
+        importlib.import_module("google.genai")
         self._key_of = key_of
         self._new_client = new_client
         self._lock = threading.Lock()

@@ -79,6 +79,35 @@ def test_the_registry_loads_no_provider_package() -> None:
     assert result.stdout.strip() == "[]"
 
 
+# The SDK each vendor's adapter calls through.
+SDK_MODULES = {
+    "openai": "openai",
+    "vertex": "google.genai",
+    "gemini": "google.genai",
+    "perplexity": "openai",
+    "openrouter": "openai",
+    "anthropic": "anthropic",
+}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.vendor)
+def test_making_an_adapter_imports_its_sdk(row: ProviderRow) -> None:
+    """The SDK comes with the adapter (a vendor's first use), so no call's deadline pays for
+    importing it."""
+    if row.vendor not in SDK_MODULES:
+        pytest.fail(f"{row.vendor}: name its SDK module in SDK_MODULES")
+    sdk = SDK_MODULES[row.vendor]
+    code = (
+        f"import sys; from adapters.registry import provider; row = provider({row.vendor!r}); "
+        f"row.adapter_class(); before = {sdk!r} in sys.modules; row.new_adapter(); "
+        f"print(before, {sdk!r} in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["False", "True"]
+
+
 STREAMING_METHODS = {
     "stream": inspect.isgeneratorfunction,
     "astream": inspect.isasyncgenfunction,
