@@ -14,7 +14,7 @@ import pytest
 import pytest_asyncio
 
 from adapters.openrouter.adapter import OpenRouterAdapter
-from router.emulator import FAULT_KINDS, Emulator
+from router.emulator import Emulator
 from router.errors import (
     ConfigurationError,
     ProviderRequestError,
@@ -25,6 +25,7 @@ from router.errors import (
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from support.citations import citation_problems
+from support.wire_faults import SLOW_KINDS, fault_table_gaps, fault_timeout_s, faulted_prompt
 
 KEY = "sk-or-wire-test-key"
 SCHEMA = {
@@ -200,10 +201,7 @@ def test_a_stream_sends_the_annotations_last(
 
 
 def _faulted(kind: str) -> LLMRequest:
-    # hang: the per-call timeout ends the wait; the others answer at once (a long timeout keeps
-    # a loaded machine from turning their answer into a timeout).
-    timeout = 0.5 if kind == "hang" else 10.0
-    return _request(f"Weather in Rome? [[emulator:fault={kind}]]", grounded=True, timeout_s=timeout)
+    return _request(faulted_prompt(kind), grounded=True, timeout_s=fault_timeout_s(kind))
 
 
 @pytest.mark.parametrize("kind", list(ERROR_KINDS))
@@ -230,13 +228,9 @@ async def test_fault_becomes_router_error_async(
     assert (raised.value.reason, raised.value.status_code) == (reason, status)
 
 
-SLOW_KINDS = ("trickle_headers", "trickle_body", "trickle_chunks", "continue_flood")
-
-
 def test_every_fault_kind_is_covered() -> None:
     """The tables here name every fault kind the emulator knows, besides delay."""
-    covered = set(ERROR_KINDS) | set(CONTENT_KINDS) | set(SLOW_KINDS) | {"delay"}
-    assert covered == set(FAULT_KINDS)
+    assert fault_table_gaps(ERROR_KINDS, CONTENT_KINDS, SLOW_KINDS) == set()
 
 
 @pytest.mark.parametrize("kind", SLOW_KINDS)
@@ -244,7 +238,7 @@ def test_slow_delivery_within_the_read_timeout_is_answered(
     kind: str, adapter: OpenRouterAdapter, settings: RouterSettings
 ) -> None:
     """A reply trickled for 0.2 s reaches the adapter whole (the deadline is the router's)."""
-    request = _request("Weather in Rome? [[emulator:fault=" + kind + ":0.2]]", grounded=True)
+    request = _request(faulted_prompt(f"{kind}:0.2"), grounded=True)
     assert adapter.complete(request, settings).content
 
 

@@ -20,7 +20,7 @@ from adapters.base import AdapterResult
 from adapters.vertex.adapter import VertexAdapter
 from adapters.vertex.adapter import _call_for as call_for
 from adapters.vertex.request import plan_steps
-from router.emulator import FAULT_KINDS, Emulator
+from router.emulator import Emulator
 from router.errors import (
     GroundingRequiredFailedError,
     ProviderRequestError,
@@ -33,6 +33,7 @@ from router.types import LLMRequest
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.ports import refusing_base_url, refusing_proxy
 from support.vertex import citation_problems
+from support.wire_faults import SLOW_KINDS, fault_table_gaps, fault_timeout_s, faulted_prompt
 
 MODEL = "gemini-2.5-flash"
 PATH = f"/v1beta1/projects/p/locations/us-central1/publishers/google/models/{MODEL}"
@@ -211,8 +212,7 @@ def test_json_without_grounding_is_one_call(
 
 
 def _faulted(kind: str) -> LLMRequest:
-    # hang: the per-call timeout ends the wait; the other faults answer at once.
-    return _request(f"Weather in Rome? [[emulator:fault={kind}]]", grounded=True, timeout_s=0.5)
+    return _request(faulted_prompt(kind), grounded=True, timeout_s=fault_timeout_s(kind))
 
 
 @pytest.mark.parametrize("kind", list(ERROR_KINDS))
@@ -274,13 +274,9 @@ def test_echoed_token_is_redacted_without_a_router(
     assert token not in str(raised.value)
 
 
-SLOW_KINDS = ("trickle_headers", "trickle_body", "trickle_chunks", "continue_flood")
-
-
 def test_every_fault_kind_is_covered() -> None:
     """The tables here name every fault kind the emulator knows, besides delay."""
-    covered = set(ERROR_KINDS) | set(CONTENT_KINDS) | set(SLOW_KINDS) | {"delay"}
-    assert covered == set(FAULT_KINDS)
+    assert fault_table_gaps(ERROR_KINDS, CONTENT_KINDS, SLOW_KINDS) == set()
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
