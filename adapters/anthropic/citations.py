@@ -321,10 +321,7 @@ class _Reader:
             rank += 1
             if not add(url, title=title, rank=rank, raw=raw, origin="web_search_tool_result"):
                 self.dropped += 1
-        citations = collector.citations()
-        if len(citations) < rank:  # dropped or merged sources left gaps: close them
-            for position, citation in enumerate(citations, start=1):
-                citation["rank"] = position
+        citations = collector.citations(close_rank_gaps=True)
         if grounding_debug_enabled():
             _log.debug(
                 "anthropic_citations_extracted",

@@ -414,10 +414,7 @@ class _Reader:
             )
             if not add(url, title=title, snippet=snippet, rank=rank, raw=raw, origin=origin):
                 self.dropped += 1
-        citations = collector.citations()
-        if len(citations) < rank:  # dropped or merged sources left gaps: close them
-            for position, citation in enumerate(citations, start=1):
-                citation["rank"] = position
+        citations = collector.citations(close_rank_gaps=True)
         if grounding_debug_enabled():
             _log.debug(
                 "openai_citations_extracted",

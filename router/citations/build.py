@@ -407,9 +407,17 @@ class CitationCollector:
                 self._last_rank = kept_rank
         return True
 
-    def citations(self) -> list[Citation]:
-        """The merged citations in rank order, each with its own copy of ``raw``."""
+    def citations(self, *, close_rank_gaps: bool = False) -> list[Citation]:
+        """The merged citations in rank order, each with its own copy of ``raw``.
+
+        ``close_rank_gaps``: rank them 1, 2, 3... again where dropped or merged sources left gaps
+        (for providers whose ranks are positions the collector assigned, not the provider's own).
+        """
         kept = _merge(self._entries, in_order=self._in_order, copy=False)
         for _, citation, raw, redirect in kept:
             citation["raw"] = _raw_copy(raw, redirect)
-        return [entry[1] for entry in kept]
+        citations = [entry[1] for entry in kept]
+        if close_rank_gaps and citations and citations[-1]["rank"] != len(citations):
+            for position, citation in enumerate(citations, start=1):
+                citation["rank"] = position
+        return citations
