@@ -14,7 +14,7 @@ import structlog
 
 from router.logging import grounding_debug_enabled
 
-__all__ = ["as_mapping", "compact_json"]
+__all__ = ["as_dict", "as_mapping", "compact_json"]
 
 _log = structlog.get_logger(__name__)
 
@@ -33,6 +33,14 @@ def as_mapping(value: object) -> Mapping[str, Any] | None:
             _log.debug("reply_item_unreadable", error=type(exc).__name__)
         return None
     return dumped if isinstance(dumped, dict) else None
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """A provider value as a plain dict (see :func:`as_mapping`); empty where it holds none."""
+    found = as_mapping(value)
+    if found is None:
+        return {}
+    return found if type(found) is dict else dict(found)
 
 
 def compact_json(item: object, limit: int) -> str:

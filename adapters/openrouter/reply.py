@@ -14,11 +14,11 @@ under OpenRouter's name). OpenRouter's additions to the shape are read here:
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from adapters.base import AdapterResult
 from adapters.openai.reply import map_openai_reply
 from adapters.openrouter.request import OPENROUTER
+from adapters.values import as_dict
 from router.types import LLMRequest
 
 __all__ = ["map_openrouter_reply"]
@@ -29,15 +29,15 @@ def map_openrouter_reply(
 ) -> AdapterResult:
     """The result of one OpenRouter reply to ``request`` (see the module docstring)."""
     result = map_openai_reply(reply, request, strict=strict, service=OPENROUTER)
-    usage = _dict(_dict(reply).get("usage"))
+    usage = as_dict(as_dict(reply).get("usage"))
     cost = _money(usage.get("cost"))
     if cost is not None:
-        upstream = _money(_dict(usage.get("cost_details")).get("upstream_inference_cost"))
+        upstream = _money(as_dict(usage.get("cost_details")).get("upstream_inference_cost"))
         searches = cost - upstream if upstream is not None and upstream <= cost else None
         result.usage = result.usage.model_copy(
             update={"reported_cost": cost, "reported_search_cost": searches}
         )
-    requests = _dict(usage.get("server_tool_use_details")).get("web_search_requests")
+    requests = as_dict(usage.get("server_tool_use_details")).get("web_search_requests")
     if type(requests) is int and requests > 0:
         result.tool_call_count = max(result.tool_call_count, requests)
         result.grounded_effective = True
@@ -46,19 +46,6 @@ def map_openrouter_reply(
                 f"[CITATIONS] OpenRouter: {requests} tool calls but 0 citations extracted."
             )
     return result
-
-
-def _dict(value: object) -> dict[str, Any]:
-    if isinstance(value, dict):
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        try:
-            dumped = dump(mode="json", exclude_unset=True, warnings=False)
-        except Exception:  # a foreign object with a model_dump of another signature
-            return {}
-        return dumped if isinstance(dumped, dict) else {}
-    return {}
 
 
 def _money(value: object) -> float | None:

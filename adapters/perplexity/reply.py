@@ -23,34 +23,21 @@ from typing import Any
 from adapters.base import AdapterResult
 from adapters.json_answer import unholdable_json
 from adapters.perplexity.citations import read_perplexity_reply
+from adapters.values import as_dict
 from router.errors import ResponseParseError
 from router.types import LLMRequest, Usage
 
-__all__ = ["map_perplexity_reply", "reply_dict"]
+__all__ = ["map_perplexity_reply"]
 
 _SHOWN_CHARS = 80
 _SEARCH_COSTS = ("request_cost", "search_queries_cost")
-
-
-def reply_dict(reply: object) -> dict[str, Any]:
-    """A reply as a plain dict: a dict as it is, an SDK model as the dict it was built from."""
-    if isinstance(reply, dict):
-        return reply
-    dump = getattr(reply, "model_dump", None)
-    if callable(dump):
-        try:
-            dumped = dump(mode="json", exclude_unset=True, warnings=False)
-        except Exception:  # a foreign object with a model_dump of another signature
-            return {}
-        return dumped if isinstance(dumped, dict) else {}
-    return {}
 
 
 def map_perplexity_reply(
     reply: object, request: LLMRequest, *, strict: bool = True
 ) -> AdapterResult:
     """The :class:`AdapterResult` of one reply to ``request`` (see the module docstring)."""
-    body = reply_dict(reply)
+    body = as_dict(reply)
     extraction = read_perplexity_reply(body)
     problems: list[str] = []
     parsed = None
