@@ -40,6 +40,7 @@ __all__ = [
     "OffsetUnit",
     "ProviderRow",
     "check_request",
+    "labels",
     "provider",
     "vendors",
 ]
@@ -355,6 +356,11 @@ def check_request(request: LLMRequest) -> None:
 def vendors() -> tuple[Vendor, ...]:
     """Every registered vendor, in registry order."""
     return tuple(PROVIDERS)
+
+
+def labels() -> str:
+    """The providers' names for people, in registry order: "OpenAI, Vertex AI, ..."."""
+    return ", ".join(row.label for row in PROVIDERS.values())
 
 
 def provider(vendor: str) -> ProviderRow:

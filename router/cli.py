@@ -10,7 +10,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 
-from adapters.registry import provider, vendors
+from adapters.registry import labels
 from router import __version__
 from router.commands import als, batch, compare, demo, extract, providers, route
 from router.commands import emulator as emulator_command
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="grounding-router",
         description=(
             "Grounded answers from the web search of "
-            f"{', '.join(provider(vendor).label for vendor in vendors())}, with uniform "
+            f"{labels()}, with uniform "
             "citations and fail-closed REQUIRED grounding."
         ),
         epilog=_EPILOG,

@@ -106,6 +106,7 @@ PUBLIC_NAMES = {
         "Capabilities",
         "OffsetUnit",
         "ProviderRow",
+        "labels",
         "check_request",
         "provider",
         "vendors",

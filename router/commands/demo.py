@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.registry import provider, vendors
+from adapters.registry import labels, provider, vendors
 from router.commands.exit_codes import ExitCode
 
 __all__ = ["DEMO_STEPS", "DemoStep", "register"]
@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
             Text(
                 f"grounding-router demo: running against the built-in emulator on "
                 f"127.0.0.1:{emulator.port}, which speaks every provider's protocol "
-                f"({', '.join(provider(vendor).label for vendor in vendors())}). No keys, no "
+                f"({labels()}). No keys, no "
                 "network. For the real services set a provider's settings (`grounding-router "
                 "providers` lists them) and use `grounding-router route`.",
                 style="bold",
