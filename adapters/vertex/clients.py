@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from google.genai import Client
     from google.genai.client import AsyncClient
 
-__all__ = ["GenAIClients", "VertexClients", "new_async_http", "timeout_ms"]
+__all__ = ["GenAIClients", "VertexClients", "http_options", "new_async_http", "timeout_ms"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -81,9 +81,32 @@ def _client_key(settings: RouterSettings) -> _ClientKey:
     )
 
 
+def http_options(
+    *,
+    base_url: str | None,
+    timeout_ms: int,
+    sync_http: Any,
+    async_http: Any,
+    api_version: str | None = None,
+) -> Any:
+    """google-genai's ``HttpOptions`` for one client of either API: one attempt (the router
+    retries), and the HTTP stacks given, ours, so calls honour their limits and follow no
+    redirect."""
+    from google.genai import types
+
+    return types.HttpOptions(
+        base_url=base_url,
+        api_version=api_version,
+        timeout=timeout_ms,
+        retry_options=types.HttpRetryOptions(attempts=1),
+        httpx_client=sync_http,
+        aiohttp_client=async_http,
+        async_client_args={"allow_redirects": False},
+    )
+
+
 def _new_client(key: _ClientKey, *, async_http: Any = None, sync_http: Any = None) -> Client:
     from google import genai
-    from google.genai import types
 
     credentials = None
     if key.access_token is not None:
@@ -101,14 +124,11 @@ def _new_client(key: _ClientKey, *, async_http: Any = None, sync_http: Any = Non
             project=key.project,
             location=key.location,
             credentials=credentials,
-            http_options=types.HttpOptions(
+            http_options=http_options(
                 base_url=key.base_url,
-                timeout=key.timeout_ms,
-                retry_options=types.HttpRetryOptions(attempts=1),
-                # Ours, so they honour the call's limits and follow no redirect.
-                httpx_client=sync_http,
-                aiohttp_client=async_http,
-                async_client_args={"allow_redirects": False},
+                timeout_ms=key.timeout_ms,
+                sync_http=sync_http,
+                async_http=async_http,
             ),
         )
     except ValueError as exc:  # the SDK validates its arguments, and says what it wants

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from adapters.http_clients import sdk_timeout_s
-from adapters.vertex.clients import GenAIClients, timeout_ms
+from adapters.vertex.clients import GenAIClients, http_options, timeout_ms
 from router.errors import ConfigurationError
 from router.logging import register_secret
 from router.settings import RouterSettings
@@ -59,7 +59,6 @@ def _gemini_key(settings: RouterSettings) -> _GeminiKey:
 
 def _new_gemini_client(key: _GeminiKey, *, async_http: Any = None, sync_http: Any = None) -> Client:
     from google import genai
-    from google.genai import types
 
     # Known to the redaction from here on, as the Vertex access token is (see ``clients``).
     register_secret(key.api_key)
@@ -67,15 +66,12 @@ def _new_gemini_client(key: _GeminiKey, *, async_http: Any = None, sync_http: An
         return genai.Client(
             vertexai=False,
             api_key=key.api_key,
-            http_options=types.HttpOptions(
+            http_options=http_options(
                 base_url=key.base_url,
                 api_version=key.api_version,
-                timeout=key.timeout_ms,
-                retry_options=types.HttpRetryOptions(attempts=1),
-                # Ours, so they honour the call's limits and follow no redirect (as Vertex AI's).
-                httpx_client=sync_http,
-                aiohttp_client=async_http,
-                async_client_args={"allow_redirects": False},
+                timeout_ms=key.timeout_ms,
+                sync_http=sync_http,
+                async_http=async_http,
             ),
         )
     except ValueError as exc:  # the SDK validates its arguments, and says what it wants
