@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from router.call_limits import (
@@ -258,53 +259,67 @@ def _zlib_decoder(encoding: str) -> Callable[[bytes, bool], Iterator[bytes]]:
 
 def _bound_reply(response: httpx2.Response) -> None:
     """Replace the reply's stream by one that decodes it, counting what it gives."""
-    import httpx2
-
-    decode = _decoder(response)
-    raw = response.stream
-
-    class BoundedStream(httpx2.SyncByteStream):
-        def __iter__(self) -> Iterator[bytes]:
-            total = 0
-            for chunk in raw:  # type: ignore[union-attr]
-                for piece in decode(chunk, False):
-                    total += len(piece)
-                    count_reply_bytes(total)
-                    yield piece
-            for piece in decode(b"", True):
-                total += len(piece)
-                count_reply_bytes(total)
-                yield piece
-
-        def close(self) -> None:
-            raw.close()  # type: ignore[union-attr]
-
-    response.stream = BoundedStream()
+    response.stream = _stream_classes()[0](response.stream, _decoder(response))
 
 
 async def _abound_reply(response: httpx2.Response) -> None:
+    response.stream = _stream_classes()[1](response.stream, _decoder(response))
+
+
+Decode = Callable[[bytes, bool], Iterator[bytes]]
+
+
+class _ReplyCounter:
+    """Decodes a reply's chunks, counting the decoded bytes against the reply limit."""
+
+    __slots__ = ("_decode", "_total")
+
+    def __init__(self, decode: Decode) -> None:
+        self._decode = decode
+        self._total = 0
+
+    def pieces(self, chunk: bytes, final: bool) -> Iterator[bytes]:
+        for piece in self._decode(chunk, final):
+            self._total += len(piece)
+            count_reply_bytes(self._total)
+            yield piece
+
+
+@lru_cache(maxsize=1)
+def _stream_classes() -> tuple[type[Any], type[Any]]:
+    """The bounded sync and async byte streams, made once: httpx2 is imported on first use, and
+    a class made per reply cost every call a class creation."""
     import httpx2
 
-    decode = _decoder(response)
-    raw = response.stream
+    class BoundedStream(httpx2.SyncByteStream):
+        def __init__(self, raw: Any, decode: Decode) -> None:
+            self._raw, self._decode = raw, decode
 
-    class BoundedStream(httpx2.AsyncByteStream):
+        def __iter__(self) -> Iterator[bytes]:
+            counter = _ReplyCounter(self._decode)
+            for chunk in self._raw:
+                yield from counter.pieces(chunk, False)
+            yield from counter.pieces(b"", True)
+
+        def close(self) -> None:
+            self._raw.close()
+
+    class AsyncBoundedStream(httpx2.AsyncByteStream):
+        def __init__(self, raw: Any, decode: Decode) -> None:
+            self._raw, self._decode = raw, decode
+
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            total = 0
-            async for chunk in raw:  # type: ignore[union-attr]
-                for piece in decode(chunk, False):
-                    total += len(piece)
-                    count_reply_bytes(total)
+            counter = _ReplyCounter(self._decode)
+            async for chunk in self._raw:
+                for piece in counter.pieces(chunk, False):
                     yield piece
-            for piece in decode(b"", True):
-                total += len(piece)
-                count_reply_bytes(total)
+            for piece in counter.pieces(b"", True):
                 yield piece
 
         async def aclose(self) -> None:
-            await raw.aclose()  # type: ignore[union-attr]
+            await self._raw.aclose()
 
-    response.stream = BoundedStream()
+    return BoundedStream, AsyncBoundedStream
 
 
 # -- aiohttp: counted reads -----------------------------------------------------------------
@@ -312,19 +327,26 @@ async def _abound_reply(response: httpx2.Response) -> None:
 
 def aiohttp_session_options() -> dict[str, Any]:
     """Keyword arguments for an ``aiohttp.ClientSession`` that counts what replies give."""
+    return {"response_class": _counted_response_class()}
+
+
+@lru_cache(maxsize=1)
+def _counted_response_class() -> type[Any]:
+    """A ``ClientResponse`` whose body reader counts what is read against the reply limit.
+
+    A response class (``ClientSession(response_class=...)``) rather than a trace hook: with any
+    ``TraceConfig`` set, aiohttp builds and sends a trace event for every step of every request,
+    which cost a Vertex call about 150 µs of CPU (scripts/bench/route.py).
+    """
     import aiohttp
 
-    tracing = aiohttp.TraceConfig()
-    tracing.on_request_end.append(_count_aiohttp_reply)
-    return {"trace_configs": [tracing]}
+    class CountedResponse(aiohttp.ClientResponse):
+        async def start(self, connection: aiohttp.connector.Connection) -> CountedResponse:
+            await super().start(connection)
+            self.content = _CountedContent(self.content)  # type: ignore[assignment]
+            return self
 
-
-async def _count_aiohttp_reply(
-    session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
-) -> None:
-    del session, context
-    response = params.response
-    response.content = _CountedContent(response.content)  # type: ignore[assignment]
+    return CountedResponse
 
 
 class _CountedContent:
