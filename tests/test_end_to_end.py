@@ -59,6 +59,7 @@ def ask(vendor: str, question: str, *, required: bool = False, **extra: Any) -> 
 
 
 def assert_valid_citations(response: LLMResponse) -> None:
+    assert LLMResponse.model_validate(response.model_dump()) == response  # assembled valid
     assert response.citations
     for citation in response.citations:
         assert citation["source_domain"]

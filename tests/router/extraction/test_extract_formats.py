@@ -140,7 +140,8 @@ def test_an_unknown_vendor_is_a_request_error() -> None:
 
 @pytest.mark.parametrize("path", recorded_files(), ids=lambda path: path.name)
 def test_every_recorded_file_reads_for_some_vendor(path: Path) -> None:
-    """Each recorded reply gives text for the vendor whose format it is, read from raw bytes."""
+    """Each recorded reply gives text for the vendor whose format it is, read from raw bytes,
+    and a response that validates as it is."""
     if path.name.startswith("gemini_interactions"):
         pytest.skip("the Gemini Interactions API is read by no provider yet")
     body = load_final_body(path)
@@ -150,3 +151,4 @@ def test_every_recorded_file_reads_for_some_vendor(path: Path) -> None:
         vendor = "vertex" if "candidates" in json.dumps(body)[:2000] else "openai"
     response = extract(vendor, path.read_bytes())
     assert response.content
+    assert LLMResponse.model_validate(response.model_dump()) == response  # assembled valid
