@@ -23,12 +23,13 @@ Every item has a request_id, and no two items of a file share one:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from router.batch.fanout_lines import BatchRequest, fanout_request, is_fanout_line
+from router.batch.seen_ids import SeenIds
 from router.errors import RequestValidationError
 from router.jsonl import Line, UnreadableLineError, loads, read_lines
 from router.types import LLMRequest
@@ -157,21 +158,23 @@ def line_request_id(line: Line) -> str:
 class UniqueIds:
     """Renames the items whose id an earlier item holds, never to an id the input holds.
 
-    Items must come in input order. ``all_ids`` returns every id of the input (as
-    :func:`parse_line` gives them); it is called once, at the first duplicate, so an input
-    without duplicates is never read for it.
+    Items must come in input order. ``all_ids`` gives every id of the input (as
+    :func:`parse_line` gives them), one at a time; it is called once, at the first duplicate, so
+    an input without duplicates is never read for it. The ids are kept on disk
+    (:class:`router.batch.seen_ids.SeenIds`), so memory does not grow with the input:
+    :meth:`close` (or leaving a ``with`` block) drops them.
     """
 
-    def __init__(self, all_ids: Callable[[], Collection[str]]) -> None:
+    def __init__(self, all_ids: Callable[[], Iterable[str]]) -> None:
         self._all_ids = all_ids
-        self._taken: Collection[str] | None = None
-        self._first_line_of: dict[str, int] = {}
-        self._renamed: set[str] = set()
+        self._taken: SeenIds | None = None
+        # Every id met so far, and every name a renamed duplicate got, with its line.
+        self._seen = SeenIds()
 
     def assign(self, item: BatchItem) -> BatchItem:
         """The item itself, or, for a repeated id, its duplicate error row under a free id."""
-        first = self._first_line_of.setdefault(item.request_id, item.line)
-        if first == item.line and item.request_id not in self._renamed:
+        first = self._seen.first_line(item.request_id, item.line)
+        if first == item.line:
             return item
         own_id = self._free_name(item.request_id, item.line)
         error = RequestValidationError(
@@ -184,14 +187,27 @@ class UniqueIds:
 
     def _free_name(self, request_id: str, line_number: int) -> str:
         if self._taken is None:
-            self._taken = self._all_ids()
+            self._taken = SeenIds()
+            self._taken.update(self._all_ids())
         base = f"{request_id}#line{line_number}"
         name, suffix = base, 1
-        while name in self._taken or name in self._first_line_of or name in self._renamed:
+        while name in self._taken or name in self._seen:
             suffix += 1
             name = f"{base}.{suffix}"
-        self._renamed.add(name)
+        self._seen.first_line(name, line_number)
         return name
+
+    def close(self) -> None:
+        """Drop the ids kept."""
+        self._seen.close()
+        if self._taken is not None:
+            self._taken.close()
+
+    def __enter__(self) -> UniqueIds:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 class BatchInput:
@@ -206,12 +222,12 @@ class BatchInput:
         self.total = sum(1 for _ in _non_blank_lines(path))
 
     def __iter__(self) -> Iterator[BatchItem]:
-        ids = UniqueIds(self._all_ids)
-        for line in _non_blank_lines(self.path):
-            yield ids.assign(parse_line(line))
+        with UniqueIds(self._all_ids) as ids:
+            for line in _non_blank_lines(self.path):
+                yield ids.assign(parse_line(line))
 
-    def _all_ids(self) -> set[str]:
-        return {line_request_id(line) for line in _non_blank_lines(self.path)}
+    def _all_ids(self) -> Iterator[str]:
+        return (line_request_id(line) for line in _non_blank_lines(self.path))
 
 
 def _non_blank_lines(path: Path) -> Iterator[Line]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import structlog
 
+from router.batch.seen_ids import SeenIds
 from router.batch.stats import RowFacts, row_facts
 from router.errors import RouterError
 from router.jsonl import UnreadableLineError, loads, read_lines
@@ -120,25 +121,30 @@ def request_summary(request: LLMRequest) -> dict[str, Any]:
     }
 
 
-def existing_request_ids(path: Path) -> tuple[set[str], int]:
+def existing_request_ids(path: Path) -> tuple[SeenIds, int]:
     """Ids of the complete rows in ``path`` and the byte length those rows occupy.
 
     A last line without its newline is not complete: the returned length stops before it so the
     writer can cut it off. A complete line that is not a row with a request_id (whatever it
-    holds) is kept and names no id.
+    holds) is kept and names no id. The ids are kept on disk, not in memory: close them when
+    done.
     """
-    ids: set[str] = set()
+    ids = SeenIds()
     complete_length = 0
     if not path.exists():
         return ids, 0
-    with path.open("rb") as handle:
-        for line in read_lines(handle):
-            if not line.complete:
-                break
-            request_id = row_request_id(line.data)
-            if request_id is not None:
-                ids.add(request_id)
-            complete_length = line.end
+    try:
+        with path.open("rb") as handle:
+            for line in read_lines(handle):
+                if not line.complete:
+                    break
+                request_id = row_request_id(line.data)
+                if request_id is not None:
+                    ids.add(request_id)
+                complete_length = line.end
+    except BaseException:
+        ids.close()
+        raise
     return ids, complete_length
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +31,7 @@ from router.batch.output import (
     error_row,
     existing_request_ids,
 )
+from router.batch.seen_ids import SeenIds
 from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
 from router.settings import RouterSettings
@@ -146,55 +147,59 @@ async def arun_batch(
     source, target = Path(input_path), Path(output_path)
     limiters = RateLimits(max_rps)
     _check_paths(source, target, resume=resume, overwrite=overwrite)
-    done_ids, keep_bytes = existing_request_ids(target) if resume else (set(), 0)
-    requests = BatchInput(source)
-    stats = BatchStats(total=requests.total)
-    stop = stop or asyncio.Event()
-    settings = settings or (router.settings if router is not None else RouterSettings())
-    tracing = router.tracing if router is not None else Tracing(settings, tracer_provider)
-    writer = ResultWriter(target, keep_bytes=keep_bytes)
-    started = time.perf_counter()
-    with tracing.operation(BATCH_SPAN, _batch_attributes(stats, workers, concurrency)) as span:
-        try:
-            if workers > 1:
-                from router.batch.workers import WorkerPool
+    done_ids, keep_bytes = existing_request_ids(target) if resume else (SeenIds(), 0)
+    with done_ids:  # kept on disk (router.batch.seen_ids) until the run ends
+        requests = BatchInput(source)
+        stats = BatchStats(total=requests.total)
+        stop = stop or asyncio.Event()
+        settings = settings or (router.settings if router is not None else RouterSettings())
+        tracing = router.tracing if router is not None else Tracing(settings, tracer_provider)
+        writer = ResultWriter(target, keep_bytes=keep_bytes)
+        started = time.perf_counter()
+        with tracing.operation(BATCH_SPAN, _batch_attributes(stats, workers, concurrency)) as span:
+            try:
+                if workers > 1:
+                    from router.batch.workers import WorkerPool
 
-                pool = WorkerPool(
-                    workers=workers,
-                    settings=settings,
-                    concurrency=concurrency,
-                    max_rps=max_rps,
-                    setup=worker_setup,
-                    trace_context=inject_context(),
-                )
-                interrupted = await asyncio.to_thread(  # the thread gets this context
-                    pool.run,
-                    requests,
-                    done_ids,
-                    writer,
-                    stats,
-                    should_stop=stop.is_set,
-                    grace_s=grace_s,
-                    on_row=lambda: on_progress(stats) if on_progress else None,
-                )
-            else:
-                run = _BatchRun(
-                    router=router or UnifiedLLMAdapter(settings, tracer_provider=tracer_provider),
-                    writer=writer,
-                    stats=stats,
-                    limiters=limiters,
-                    stop=stop,
-                    on_progress=on_progress,
-                )
-                try:
-                    interrupted = await run.execute(requests, done_ids, concurrency, grace_s)
-                finally:
-                    if router is None:
-                        await run.router.aclose()
-        finally:
-            writer.close()
-        summary = stats.summary(elapsed_s=time.perf_counter() - started, interrupted=interrupted)
-        span.set(_summary_attributes(summary))
+                    pool = WorkerPool(
+                        workers=workers,
+                        settings=settings,
+                        concurrency=concurrency,
+                        max_rps=max_rps,
+                        setup=worker_setup,
+                        trace_context=inject_context(),
+                    )
+                    interrupted = await asyncio.to_thread(  # the thread gets this context
+                        pool.run,
+                        requests,
+                        done_ids,
+                        writer,
+                        stats,
+                        should_stop=stop.is_set,
+                        grace_s=grace_s,
+                        on_row=lambda: on_progress(stats) if on_progress else None,
+                    )
+                else:
+                    run = _BatchRun(
+                        router=router
+                        or UnifiedLLMAdapter(settings, tracer_provider=tracer_provider),
+                        writer=writer,
+                        stats=stats,
+                        limiters=limiters,
+                        stop=stop,
+                        on_progress=on_progress,
+                    )
+                    try:
+                        interrupted = await run.execute(requests, done_ids, concurrency, grace_s)
+                    finally:
+                        if router is None:
+                            await run.router.aclose()
+            finally:
+                writer.close()
+            summary = stats.summary(
+                elapsed_s=time.perf_counter() - started, interrupted=interrupted
+            )
+            span.set(_summary_attributes(summary))
     log.info("batch_finished", done=summary.done, skipped=summary.skipped, **summary.outcomes)
     return summary
 
@@ -296,7 +301,7 @@ class _BatchRun:
         self.abandoned = 0
 
     async def execute(
-        self, requests: BatchInput, done_ids: set[str], concurrency: int, grace_s: float
+        self, requests: BatchInput, done_ids: Container[str], concurrency: int, grace_s: float
     ) -> bool:
         """Run to the end of the input, or until ``stop``; return True when interrupted."""
         queue: asyncio.Queue[BatchItem | None] = asyncio.Queue(maxsize=concurrency * 2)
@@ -342,7 +347,7 @@ class _BatchRun:
     async def _produce(
         self,
         requests: BatchInput,
-        done_ids: set[str],
+        done_ids: Container[str],
         queue: asyncio.Queue[BatchItem | None],
         concurrency: int,
     ) -> None:

@@ -20,7 +20,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as ProcessEvent
 from typing import Any
@@ -110,7 +110,7 @@ class WorkerPool:
     def run(
         self,
         requests: BatchInput,
-        done_ids: set[str],
+        done_ids: Container[str],
         writer: ResultWriter,
         stats: BatchStats,
         *,
@@ -213,7 +213,7 @@ class _Feeder(threading.Thread):
     def __init__(
         self,
         requests: BatchInput,
-        done_ids: set[str],
+        done_ids: Container[str],
         tasks: Any,
         *,
         workers: int,

@@ -11,7 +11,7 @@ derived, bad lines become error rows and repeated ids are renamed exactly as the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -45,26 +45,26 @@ class RequestLines(FileBasedDatasource):
     def _read_stream(self, f: pa.NativeFile, path: str) -> Iterator[Block]:
         yield from input_blocks(f, lambda: self._all_ids(path), secrets=self._secrets)
 
-    def _all_ids(self, path: str) -> set[str]:
+    def _all_ids(self, path: str) -> Iterator[str]:
         """Every id of the input, read again: only a file with a repeated id needs them."""
         with self._filesystem.open_input_stream(path) as stream:
-            return {line_request_id(line) for line in input_lines(stream)}
+            yield from (line_request_id(line) for line in input_lines(stream))
 
 
 def input_blocks(
-    stream: Any, all_ids: Callable[[], set[str]], *, secrets: Sequence[str] = ()
+    stream: Any, all_ids: Callable[[], Iterable[str]], *, secrets: Sequence[str] = ()
 ) -> Iterator[pa.Table]:
     """The input's rows, in file order: each non-blank line through ``parse_line``, the items
     through one ``UniqueIds`` (``all_ids`` gives every id of the input, when one repeats)."""
     for secret in secrets:
         register_secret(secret)
-    ids = UniqueIds(all_ids)
     rows: list[dict[str, Any]] = []
-    for line in input_lines(stream):
-        rows.append(_columns(ids.assign(parse_line(line))))
-        if len(rows) == _ROWS_PER_CHUNK:
-            yield pa.Table.from_pylist(rows, schema=INPUT_SCHEMA)
-            rows = []
+    with UniqueIds(all_ids) as ids:
+        for line in input_lines(stream):
+            rows.append(_columns(ids.assign(parse_line(line))))
+            if len(rows) == _ROWS_PER_CHUNK:
+                yield pa.Table.from_pylist(rows, schema=INPUT_SCHEMA)
+                rows = []
     if rows:
         yield pa.Table.from_pylist(rows, schema=INPUT_SCHEMA)
 

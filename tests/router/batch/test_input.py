@@ -155,3 +155,23 @@ def test_hostile_lines_each_give_exactly_one_item(examples: int, tmp_path: Path)
 
     check()
     assert sum(checked) == examples * LINES_PER_EXAMPLE
+
+
+def test_a_duplicate_far_down_a_long_file_is_caught(tmp_path: Path) -> None:
+    """Every repeat in 20,000 lines is an error row naming the first line, whatever the gap."""
+    count = 20_000
+    lines = [request_line(f"r{n}") for n in range(count)]
+    lines += [request_line("r0"), request_line(f"r{count - 1}"), request_line("r0")]
+    items = items_of(tmp_path / "in.jsonl", lines)
+    assert [item.error is None for item in items] == [True] * count + [False] * 3
+    repeats = items[count:]
+    assert [item.request_id for item in repeats] == [
+        f"r0#line{count + 1}",
+        f"r{count - 1}#line{count + 2}",
+        f"r0#line{count + 3}",
+    ]
+    assert [item.error.message for item in repeats if item.error is not None] == [
+        f"line {count + 1}: request_id 'r0' already used on line 1",
+        f"line {count + 2}: request_id 'r{count - 1}' already used on line {count}",
+        f"line {count + 3}: request_id 'r0' already used on line 1",
+    ]

@@ -1,0 +1,48 @@
+"""The ids a batch has met, kept on disk: exact, whatever their number or their characters."""
+
+from __future__ import annotations
+
+import pytest
+
+from router.batch.seen_ids import SeenIds
+
+# Enough ids (about 8 MB of keys) that SQLite's page cache of about 2 MB must write most of
+# them out to its file and read them back.
+MANY = 200_000
+
+
+def test_each_id_is_known_with_the_line_it_was_first_met_on() -> None:
+    """Ids met once give their own line; met again, the line of the first time."""
+    with SeenIds() as seen:
+        assert [seen.first_line(f"req-{n:06}-{'x' * 20}", n) for n in range(MANY)] == list(
+            range(MANY)
+        )
+        again = range(0, MANY, 997)
+        assert [seen.first_line(f"req-{n:06}-{'x' * 20}", MANY + n) for n in again] == list(again)
+
+
+def test_an_id_never_met_is_not_known() -> None:
+    """Membership is exact: neighbours of the ids held are not among them."""
+    with SeenIds() as seen:
+        seen.update(f"req-{n}" for n in range(0, MANY, 2))
+        assert all(f"req-{n}" in seen for n in range(0, MANY, 2))
+        assert not any(f"req-{n}" in seen for n in range(1, MANY, 2))
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ("a\ud800", "a\udc00", "a\ufffd", "a"),  # lone surrogates, as JSON escapes allow
+        ("caf\u00e9", "cafe\u0301"),  # the same text in two normal forms
+        ("a\x00b", "a", "a\x00c"),  # NUL inside an id
+        ("A", "a", " a", "a "),
+    ],
+    ids=["surrogates", "normal forms", "nul", "case and spaces"],
+)
+def test_ids_that_differ_in_any_code_point_are_distinct(ids: tuple[str, ...]) -> None:
+    """No two different ids are taken for one: each is first met on its own line."""
+    with SeenIds() as seen:
+        assert [seen.first_line(request_id, n) for n, request_id in enumerate(ids)] == list(
+            range(len(ids))
+        )
+        assert all(request_id in seen for request_id in ids)
