@@ -5,15 +5,21 @@ row of one request made one call, a fan-out row (``"vendors": [...]``) one per p
 asked, a bad input line none. Answer statistics (grounded rate, citations, latency, domains),
 REQUIRED failure reasons, per-provider outcomes and spend are over calls, so each provider's
 answer in a fan-out row counts, as an answer of its own vendor.
+
+Nothing here grows with the number of rows (the domain counts grow with the distinct domains
+cited). So the latency percentiles come from a DDSketch (``ddsketch``, Datadog's mergeable
+quantile sketch), not from a list of every latency: its p50 and p95 are within
+:data:`LATENCY_ACCURACY` (1%) of the latency at that rank, in a few kilobytes however long the run.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
+
+from ddsketch import DDSketch
 
 from router.batch.spend import CostSummary, Spend, SpendLedger, spend_of, spend_of_error
 from router.errors import (
@@ -26,6 +32,7 @@ from router.errors import (
 from router.types import LLMResponse
 
 __all__ = [
+    "LATENCY_ACCURACY",
     "BatchStats",
     "BatchSummary",
     "CallFacts",
@@ -37,6 +44,8 @@ __all__ = [
 ]
 
 TOP_DOMAINS = 10
+LATENCY_ACCURACY = 0.01
+"""The relative error bound of the latency percentiles of a summary."""
 
 
 def outcome_of(error: RouterError | None) -> str:
@@ -175,7 +184,7 @@ class BatchStats:
     grounded_answers: int = 0
     citations: int = 0
     domains: Counter[str] = field(default_factory=Counter)
-    latencies_ms: list[float] = field(default_factory=list)
+    latency_sketch: DDSketch = field(default_factory=lambda: DDSketch(LATENCY_ACCURACY))
     spend: SpendLedger = field(default_factory=SpendLedger)
 
     @property
@@ -207,7 +216,7 @@ class BatchStats:
             self.grounded_answers += call.grounded
             self.citations += len(call.domains)
             self.domains.update(call.domains)
-            self.latencies_ms.append(call.latency_ms)
+            self.latency_sketch.add(call.latency_ms)
 
     def merge(self, other: BatchStats) -> None:
         """Add the rows counted in ``other`` (a part of the same run, counted elsewhere)."""
@@ -220,12 +229,12 @@ class BatchStats:
         self.grounded_answers += other.grounded_answers
         self.citations += other.citations
         self.domains.update(other.domains)
-        self.latencies_ms.extend(other.latencies_ms)
+        self.latency_sketch.merge(other.latency_sketch)
         self.spend.merge(other.spend)
 
     def summary(self, *, elapsed_s: float, interrupted: bool) -> BatchSummary:
         answered = self.answers
-        p50, p95 = _percentiles(self.latencies_ms)
+        p50, p95 = _percentiles(self.latency_sketch)
         return BatchSummary(
             total=self.total,
             skipped=self.skipped,
@@ -249,10 +258,5 @@ class BatchStats:
         )
 
 
-def _percentiles(values: list[float]) -> tuple[float | None, float | None]:
-    if not values:
-        return None, None
-    if len(values) == 1:
-        return values[0], values[0]
-    cuts = statistics.quantiles(values, n=100, method="inclusive")
-    return cuts[49], cuts[94]
+def _percentiles(sketch: DDSketch) -> tuple[float | None, float | None]:
+    return sketch.get_quantile_value(0.5), sketch.get_quantile_value(0.95)
