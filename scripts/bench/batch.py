@@ -18,9 +18,10 @@ default SDK and to the fastest raw SDK, and peak RSS per process. With several
 Targets: one process at most 1.25x the floor; two workers at most 1.15x the floor; peak RSS at
 most 150 MB per process.
 
-``--memory-sizes A,B``: peak RSS of one-process batches of A and B lines (openai, in fresh
-processes, at the last ``--concurrency``); target: the larger within 10% of the smaller, and
-each at most 150 MB. ``--requests 0`` runs only this.
+``--memory-sizes A,B`` (default 10,000 and 100,000, the sizes of the target; ``none`` skips
+it): peak RSS of one-process batches of A and B lines (openai, in fresh processes, at the last
+``--concurrency``); target: the larger within 10% of the smaller, and each at most 150 MB.
+``--requests 0`` runs only this. The quick ``make bench`` measures 1,000 and 10,000 lines.
 
 An SDK way that fails (say, the default client's own timeouts at high concurrency on a loaded
 machine) is reported and left out; the floor or a batch run that fails ends the bench.
@@ -389,7 +390,11 @@ def main() -> int:
     parser.add_argument("--concurrency", default="64", help="one or more, comma-separated")
     parser.add_argument("--rounds", type=int, default=1, help="runs of every way (medians)")
     parser.add_argument("--vendor", action="append", help="only this vendor (repeatable)")
-    parser.add_argument("--memory-sizes", help="input sizes whose peak RSS to compare: A,B")
+    parser.add_argument(
+        "--memory-sizes",
+        default="10000,100000",
+        help="input sizes whose peak RSS to compare: A,B (none: skip)",
+    )
     parser.add_argument("--engine", choices=["local", "ray"], default="local")
     parser.add_argument(
         "--sizes", default="2000,10000", help="with --engine ray: requests per comparison"
@@ -411,7 +416,7 @@ def main() -> int:
     ok = args.requests == 0 or compare_ways(
         args.requests, args.latency_ms, concurrencies, args.rounds, args.vendor or []
     )
-    if args.memory_sizes:
+    if args.memory_sizes != "none":
         print()
         sizes = [int(size) for size in args.memory_sizes.split(",")]
         ok &= compare_sizes(sizes, args.latency_ms, concurrencies[-1])

@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 BENCHES: dict[str, tuple[str, ...]] = {
     "route": ("--calls", "50", "--async-calls", "200", "--rounds", "7", "--import-runs", "3"),
     "extract": ("--samples", "15"),
-    "batch": ("--requests", "2000"),
+    "batch": ("--requests", "2000", "--memory-sizes", "1000,10000"),
     "stream": ("--runs", "15", "--repeats", "10"),
     "fanout": ("--rounds", "20"),
     "tracing": ("--calls", "100"),
