@@ -12,6 +12,9 @@ concurrency, each way in a fresh process of its own:
 - batch: ``run_batch`` in one process (citations, validation, the output file, stats);
 - batch --workers 2: worker processes, the parent writing the one output file.
 
+Each raw way's first reply is read with the vendor's reply mapper and must be a grounded, cited
+answer (``baselines.check_reply``), so no way is timed on an error path.
+
 It prints wall time, the ratios to the ideal (N x latency / concurrency), to the floor, to the
 default SDK and to the fastest raw SDK, and peak RSS per process. With several
 ``--concurrency`` values the targets apply to the first; the others show the headroom.
@@ -116,7 +119,7 @@ def raw_ways(vendor: str) -> list[str]:
 
 async def raw(way: str, source: Path, emulator: EmulatorAddresses, concurrency: int) -> None:
     """Every request of ``source`` sent the raw ``way`` of baselines.py, ``concurrency`` at once."""
-    from baselines import async_raw
+    from baselines import async_raw, check_reply
 
     from router.types import LLMRequest
 
@@ -127,7 +130,9 @@ async def raw(way: str, source: Path, emulator: EmulatorAddresses, concurrency: 
 
     async def send(request: LLMRequest) -> None:
         async with gate:
-            await call(request)
+            reply = await call(request)
+        if request is requests[0]:  # one reply read, so a way answered by an error cannot pass
+            check_reply(request.vendor, way, reply, request)
 
     await asyncio.gather(*(send(request) for request in requests))
     await callers.aclose()
@@ -289,7 +294,7 @@ class Run:
             worker_mb = f"{figures['worker_rss_mb']:9.0f}" if way == "workers" else f"{'-':>9}"
             wall = figures["wall_s"]
             print(
-                f"{self.vendor:7} {self.concurrency:4} {name:34} {wall:7.2f} "
+                f"{self.vendor:10} {self.concurrency:4} {name:34} {wall:7.2f} "
                 f"{figures['cpu_s']:6.2f} {wall / self.ideal_s:7.2f} {wall / floor:7.2f} "
                 f"{wall / default:9.2f} {wall / self.wall(fastest):9.2f} "
                 f"{figures['rss_mb']:7.0f} {worker_mb}"
@@ -330,7 +335,7 @@ def compare_ways(
     )
     print(load_line())
     print(
-        f"{'vendor':7} {'c':>4} {'way':34} {'wall s':>7} {'CPU s':>6} {'x ideal':>7} "
+        f"{'vendor':10} {'c':>4} {'way':34} {'wall s':>7} {'CPU s':>6} {'x ideal':>7} "
         f"{'x floor':>7} {'x default':>9} {'x fastest':>9} {'RSS MB':>7} {'worker MB':>9}"
     )
     ok = True
@@ -352,7 +357,7 @@ def compare_ways(
                             if way not in RAW_WAYS[1:]:  # the floor and the router must run
                                 raise
                             # An SDK way that cannot keep up (its own timeouts) is left out.
-                            print(f"{vendor:7} {concurrency:4} {way} failed: {failure}")
+                            print(f"{vendor:10} {concurrency:4} {way} failed: {failure}")
                             continue
                         run.samples.setdefault(way, []).append(figures)
                 run.samples = {way: run.samples[way] for way in ways if way in run.samples}

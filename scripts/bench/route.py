@@ -7,7 +7,8 @@ one after another (emulator latency 0) and async ``--concurrency`` at a time (em
 
 - floor, default, raw response and generic post: the raw ways of baselines.py (the aiohttp or
   ``http.client`` floor without any SDK; the SDK as its README shows it; the fast ways to drive
-  the same SDK). The cheapest SDK way of the run is "fastest raw SDK" below;
+  the same SDK), each first checked to get a grounded, cited answer. The cheapest SDK way of
+  the run is "fastest raw SDK" below;
 - route() / aroute(): the router, which also extracts the citations, assembles and validates the
   response, prices it and traces it (no tracer provider set: tracing off).
 
@@ -53,6 +54,7 @@ def bench_sync(
 ) -> dict[str, Figures]:
     raw = sync_raw(vendor, settings)
     model = provider(vendor).default_model
+    raw.check(requests_for(vendor, model, 1)[0])
     with UnifiedLLMAdapter(settings) as router:
         variants = {**raw.calls, "route()": router.route}
         figures = sync_rounds(
@@ -69,6 +71,7 @@ async def bench_async(
 ) -> dict[str, Figures]:
     raw = async_raw(vendor, settings)
     model = provider(vendor).default_model
+    await raw.check(requests_for(vendor, model, 1)[0])
     async with UnifiedLLMAdapter(settings) as router:
         variants = {**raw.calls, "aroute()": router.aroute}
         figures = await async_rounds(
@@ -92,7 +95,7 @@ def report(vendor: str, mode: str, figures: dict[str, Figures]) -> bool:
     for name, figure in figures.items():
         mark = " (fastest raw SDK)" if name == fastest_name else ""
         print(
-            f"{vendor:7} {mode:5} {name + mark:32} {figure.cpu_us:9.0f} {figure.wall_ms:9.2f} "
+            f"{vendor:10} {mode:5} {name + mark:32} {figure.cpu_us:9.0f} {figure.wall_ms:9.2f} "
             f"{figure.cpu_us / floor:8.2f} {figure.cpu_us / default:10.2f} "
             f"{figure.cpu_us / fastest:10.2f}"
         )
@@ -103,7 +106,7 @@ def report(vendor: str, mode: str, figures: dict[str, Figures]) -> bool:
         for mine, theirs in zip(figures[routed].rounds, figures[fastest_name].rounds, strict=True)
     )
     print(
-        f"{vendor:7} {mode:5} {routed} / fastest raw SDK, median of per-round ratios: {paired:.2f}"
+        f"{vendor:10} {mode:5} {routed} / fastest raw SDK, median of per-round ratios: {paired:.2f}"
     )
     return target(
         f"route: {vendor} {routed} CPU per call / fastest raw SDK ({mode})", paired, TARGET
@@ -163,7 +166,7 @@ def main() -> int:
         )
         print(load_line())
         print(
-            f"{'vendor':7} {'mode':5} {'way':32} {'CPU µs':>9} {'wall ms':>9} {'x floor':>8} "
+            f"{'vendor':10} {'mode':5} {'way':32} {'CPU µs':>9} {'wall ms':>9} {'x floor':>8} "
             f"{'x default':>10} {'x fastest':>10}"
         )
         chosen, uncovered = covered(args.vendor or vendors())
