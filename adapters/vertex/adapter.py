@@ -217,7 +217,9 @@ def _call(
     *,
     streaming: bool = False,
 ) -> dict[str, Any]:
-    timeout = timeout_ms(sdk_timeout_s(request.timeout_s or settings.timeout_s))
+    # The client's own timeout is the settings' (clients.py); only a request's own differs.
+    own = request.timeout_s
+    timeout = None if own is None or own == settings.timeout_s else timeout_ms(sdk_timeout_s(own))
     return {
         "model": request.model,
         "contents": build_contents(request, step, answer),

@@ -101,9 +101,13 @@ def _google_search(blocked_domains: tuple[str, ...] | None) -> types.Tool:
 
 
 def build_config(
-    request: LLMRequest, step: Step, timeout_ms: int, *, streaming: bool = False
+    request: LLMRequest, step: Step, timeout_ms: int | None = None, *, streaming: bool = False
 ) -> types.GenerateContentConfig:
-    """The call's settings: tools, JSON output, sampling, a per-call timeout, one request.
+    """The call's settings: tools, JSON output, sampling, one request, and a timeout of its own.
+
+    ``timeout_ms``: for a call whose timeout is not its client's (the request sets its own);
+    None leaves the client's. A config's ``http_options`` cost each call about a fifth of the
+    SDK's CPU (google-genai merges them into a deep copy of the client's options per call).
 
     ``streaming``: for ``generate_content_stream``, which refuses to hand back the raw body.
     Calls that need the same config share one (see ``_shared_config``); the SDK copies a
@@ -134,7 +138,7 @@ class _ConfigShape(NamedTuple):
     max_output_tokens: int | None
     blocked_domains: tuple[str, ...] | None
     step: Step
-    timeout_ms: int
+    timeout_ms: int | None
     streaming: bool
 
 
@@ -154,7 +158,9 @@ def _new_config(shape: _ConfigShape, schema: dict[str, Any] | None) -> types.Gen
         # Hand back the reply's JSON body: the mappers read the REST form, and letting the SDK
         # build its response model only to dump it again cost about a sixth of each call's CPU.
         should_return_http_response=None if shape.streaming else True,
-        http_options=types.HttpOptions(timeout=shape.timeout_ms),
+        http_options=(
+            types.HttpOptions(timeout=shape.timeout_ms) if shape.timeout_ms is not None else None
+        ),
     )
 
 

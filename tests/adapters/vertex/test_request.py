@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from adapters.http_clients import sdk_timeout_s
+from adapters.vertex.adapter import _call
 from adapters.vertex.request import (
     Step,
     build_config,
@@ -13,6 +15,7 @@ from adapters.vertex.request import (
     location_sentence,
     plan_steps,
 )
+from router.settings import RouterSettings
 from router.types import LLMRequest, UserLocation
 
 
@@ -151,3 +154,25 @@ def test_calls_that_need_the_same_config_share_one() -> None:
     assert build_config(schema_request, json_step, 5_000) is not build_config(
         schema_request, json_step, 5_000
     )
+
+
+def test_a_config_without_a_timeout_of_its_own_keeps_the_clients() -> None:
+    """No timeout given: no http_options, so the client's timeout (the settings') applies."""
+    request = _request(grounded=True)
+    (step,) = plan_steps(request)
+    assert build_config(request, step).http_options is None
+
+
+@pytest.mark.parametrize(
+    ("request_timeout_s", "config_timeout_ms"),
+    [(None, None), (30.0, None), (5.0, round(sdk_timeout_s(5.0) * 1000))],
+)
+def test_only_a_requests_own_timeout_goes_into_its_config(
+    request_timeout_s: float | None, config_timeout_ms: int | None
+) -> None:
+    """A call carries a timeout of its own only when the request's differs from the settings'."""
+    request = _request(grounded=True, timeout_s=request_timeout_s)
+    (step,) = plan_steps(request)
+    config = _call(request, RouterSettings(timeout_s=30.0), step, None)["config"]
+    shown = config.http_options.timeout if config.http_options is not None else None
+    assert shown == config_timeout_ms
