@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import importlib
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -123,69 +124,109 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
 
-# -- OpenAI: the Responses API through the openai SDK -------------------------------------
+# -- openai and anthropic: SDKs of one design ---------------------------------------------
+#
+# OpenAI's Responses API, Perplexity's and OpenRouter's chat completions (the openai SDK at
+# their base URLs) and Anthropic's Messages API: one client class and its async twin, a typed
+# ``create`` with ``with_raw_response``, a generic ``post`` and an aiohttp transport
+# (``DefaultAioHttpClient``). What differs is described by a ``_SdkApi``.
 
 
-def _openai_sync(settings: RouterSettings) -> SyncRaw:
-    from openai import OpenAI
+@dataclass(frozen=True)
+class _SdkApi:
+    """One API reached through the openai or anthropic SDK, as the benches call it."""
 
-    client = OpenAI(api_key=EMULATOR_API_KEY, base_url=settings.openai_base_url)
-    floor = _SyncFloor(settings.openai_base_url, _bearer(EMULATOR_API_KEY))
-    path = f"{_path_of(settings.openai_base_url)}/responses"
+    vendor: str
+    sdk: str
+    """The SDK's module; its clients are ``client`` and ``async_client``."""
+    client: str
+    async_client: str
+    base_url: Callable[[RouterSettings], str | None]
+    path: str
+    """The endpoint, under the base URL, the adapter posts to."""
+    body: Callable[[RouterSettings], Body]
+    """The adapter's request builder for the settings: the body of a request's call."""
+    resource: Callable[[Any], Any]
+    """The client's resource whose ``create`` the README shows (``client.responses``)."""
+    arguments: Callable[[dict[str, Any]], dict[str, Any]]
+    """``create``'s keyword arguments that send a body."""
+    headers: Callable[[Any], dict[str, str]]
+    """The floor's headers, given a client of the SDK: the key, and what the API requires."""
+
+
+def _sdk_sync(api: _SdkApi, settings: RouterSettings) -> SyncRaw:
+    sdk = importlib.import_module(api.sdk)
+    base_url, build = api.base_url(settings), api.body(settings)
+    client = getattr(sdk, api.client)(api_key=EMULATOR_API_KEY, base_url=base_url)
+    typed = api.resource(client)
+    floor = _SyncFloor(base_url, api.headers(client))
+    floor_path = f"{_path_of(base_url)}{api.path}"
     return SyncRaw(
-        "openai",
+        api.vendor,
         {
-            "floor": lambda request: floor.post(path, build_response_params(request)),
-            "default": lambda request: client.responses.create(**build_response_params(request)),
-            "raw response": lambda request: client.responses.with_raw_response.create(
-                **build_response_params(request)
+            "floor": lambda request: floor.post(floor_path, build(request)),
+            "default": lambda request: typed.create(**api.arguments(build(request))),
+            "raw response": lambda request: typed.with_raw_response.create(
+                **api.arguments(build(request))
             ).http_response.json(),
             "generic post": lambda request: client.post(
-                "/responses", body=build_response_params(request), cast_to=object
+                api.path, body=build(request), cast_to=object
             ),
         },
         [client.close, floor.close],
     )
 
 
-def _openai_async(settings: RouterSettings) -> AsyncRaw:
+def _sdk_async(api: _SdkApi, settings: RouterSettings) -> AsyncRaw:
     import aiohttp
-    from openai import AsyncOpenAI, DefaultAioHttpClient
 
-    default = AsyncOpenAI(api_key=EMULATOR_API_KEY, base_url=settings.openai_base_url)
-    fast = AsyncOpenAI(
-        api_key=EMULATOR_API_KEY,
-        base_url=settings.openai_base_url,
-        http_client=DefaultAioHttpClient(),
+    sdk = importlib.import_module(api.sdk)
+    base_url, build = api.base_url(settings), api.body(settings)
+    client_class = getattr(sdk, api.async_client)
+    default = client_class(api_key=EMULATOR_API_KEY, base_url=base_url)
+    fast = client_class(
+        api_key=EMULATOR_API_KEY, base_url=base_url, http_client=sdk.DefaultAioHttpClient()
     )
+    typed, fast_typed = api.resource(default), api.resource(fast)
     session = aiohttp.ClientSession()
-    url = f"{settings.openai_base_url}/responses"
-    headers = _bearer(EMULATOR_API_KEY)
+    url = f"{base_url}{api.path}"
+    headers = api.headers(default)
 
     async def floor(request: LLMRequest) -> Any:
-        body = json.dumps(build_response_params(request))
-        async with session.post(url, data=body, headers=headers) as response:
-            return json.loads(await response.read())
+        async with session.post(url, data=json.dumps(build(request)), headers=headers) as reply:
+            return json.loads(await reply.read())
 
     async def raw_response(request: LLMRequest) -> Any:
-        raw = await fast.responses.with_raw_response.create(**build_response_params(request))
+        raw = await fast_typed.with_raw_response.create(**api.arguments(build(request)))
         return raw.http_response.json()
 
     return AsyncRaw(
-        "openai",
+        api.vendor,
         {
             "floor": floor,
-            "default": lambda request: default.responses.create(**build_response_params(request)),
+            "default": lambda request: typed.create(**api.arguments(build(request))),
             "raw response": raw_response,
             "generic post": lambda request: fast.post(
-                "/responses", body=build_response_params(request), cast_to=object
+                api.path, body=build(request), cast_to=object
             ),
         },
         [default.close, fast.close, session.close],
     )
 
 
-# -- Perplexity, OpenRouter: chat completions through the openai SDK ----------------------
+def _settings_free(build: Body) -> Callable[[RouterSettings], Body]:
+    """A request builder that needs no settings, as ``_SdkApi.body`` takes one."""
+    return lambda _settings: build
+
+
+def _as_named(body: dict[str, Any]) -> dict[str, Any]:
+    """``create`` takes every field of the body by name."""
+    return body
+
+
+def _bearer_key(_client: Any) -> dict[str, str]:
+    return _bearer(EMULATOR_API_KEY)
+
 
 # What ``chat.completions.create`` takes by name; a provider's own fields (Perplexity's
 # ``disable_search``, OpenRouter's ``plugins``) go in ``extra_body``, as their documentation
@@ -198,91 +239,6 @@ def _chat_arguments(body: dict[str, Any]) -> dict[str, Any]:
     named = {key: value for key, value in body.items() if key in _CHAT_NAMED}
     extra = {key: value for key, value in body.items() if key not in _CHAT_NAMED}
     return {**named, "extra_body": extra} if extra else named
-
-
-def _chat_sync(vendor: str, base_url: str | None, path: str, build: Body) -> SyncRaw:
-    from openai import OpenAI
-
-    client = OpenAI(api_key=EMULATOR_API_KEY, base_url=base_url)
-    floor = _SyncFloor(base_url, _bearer(EMULATOR_API_KEY))
-    floor_path = f"{_path_of(base_url)}{path}"
-    return SyncRaw(
-        vendor,
-        {
-            "floor": lambda request: floor.post(floor_path, build(request)),
-            "default": lambda request: client.chat.completions.create(
-                **_chat_arguments(build(request))
-            ),
-            "raw response": lambda request: client.chat.completions.with_raw_response.create(
-                **_chat_arguments(build(request))
-            ).http_response.json(),
-            "generic post": lambda request: client.post(path, body=build(request), cast_to=object),
-        },
-        [client.close, floor.close],
-    )
-
-
-def _chat_async(vendor: str, base_url: str | None, path: str, build: Body) -> AsyncRaw:
-    import aiohttp
-    from openai import AsyncOpenAI, DefaultAioHttpClient
-
-    default = AsyncOpenAI(api_key=EMULATOR_API_KEY, base_url=base_url)
-    fast = AsyncOpenAI(
-        api_key=EMULATOR_API_KEY, base_url=base_url, http_client=DefaultAioHttpClient()
-    )
-    session = aiohttp.ClientSession()
-    url = f"{base_url}{path}"
-    headers = _bearer(EMULATOR_API_KEY)
-
-    async def floor(request: LLMRequest) -> Any:
-        async with session.post(url, data=json.dumps(build(request)), headers=headers) as reply:
-            return json.loads(await reply.read())
-
-    async def raw_response(request: LLMRequest) -> Any:
-        raw = await fast.chat.completions.with_raw_response.create(
-            **_chat_arguments(build(request))
-        )
-        return raw.http_response.json()
-
-    return AsyncRaw(
-        vendor,
-        {
-            "floor": floor,
-            "default": lambda request: default.chat.completions.create(
-                **_chat_arguments(build(request))
-            ),
-            "raw response": raw_response,
-            "generic post": lambda request: fast.post(path, body=build(request), cast_to=object),
-        },
-        [default.close, fast.close, session.close],
-    )
-
-
-def _perplexity_sync(settings: RouterSettings) -> SyncRaw:
-    return _chat_sync(
-        "perplexity", settings.perplexity_base_url, PERPLEXITY_PATH, build_chat_params
-    )
-
-
-def _perplexity_async(settings: RouterSettings) -> AsyncRaw:
-    return _chat_async(
-        "perplexity", settings.perplexity_base_url, PERPLEXITY_PATH, build_chat_params
-    )
-
-
-def _openrouter_sync(settings: RouterSettings) -> SyncRaw:
-    return _chat_sync(
-        "openrouter", settings.openrouter_base_url, OPENROUTER_PATH, build_openrouter_params
-    )
-
-
-def _openrouter_async(settings: RouterSettings) -> AsyncRaw:
-    return _chat_async(
-        "openrouter", settings.openrouter_base_url, OPENROUTER_PATH, build_openrouter_params
-    )
-
-
-# -- Anthropic: the Messages API through the anthropic SDK ---------------------------------
 
 
 def _anthropic_body(settings: RouterSettings) -> Body:
@@ -304,63 +260,54 @@ def _anthropic_headers(client: Any) -> dict[str, str]:
     }
 
 
-def _anthropic_sync(settings: RouterSettings) -> SyncRaw:
-    from anthropic import Anthropic
-
-    build = _anthropic_body(settings)
-    client = Anthropic(api_key=EMULATOR_API_KEY, base_url=settings.anthropic_base_url)
-    floor = _SyncFloor(settings.anthropic_base_url, _anthropic_headers(client))
-    floor_path = f"{_path_of(settings.anthropic_base_url)}{MESSAGES_PATH}"
-    return SyncRaw(
-        "anthropic",
-        {
-            "floor": lambda request: floor.post(floor_path, build(request)),
-            "default": lambda request: client.messages.create(**build(request)),
-            "raw response": lambda request: client.messages.with_raw_response.create(
-                **build(request)
-            ).http_response.json(),
-            "generic post": lambda request: client.post(
-                MESSAGES_PATH, body=build(request), cast_to=object
-            ),
-        },
-        [client.close, floor.close],
-    )
-
-
-def _anthropic_async(settings: RouterSettings) -> AsyncRaw:
-    import aiohttp
-    from anthropic import AsyncAnthropic, DefaultAioHttpClient
-
-    build = _anthropic_body(settings)
-    base_url = settings.anthropic_base_url
-    default = AsyncAnthropic(api_key=EMULATOR_API_KEY, base_url=base_url)
-    fast = AsyncAnthropic(
-        api_key=EMULATOR_API_KEY, base_url=base_url, http_client=DefaultAioHttpClient()
-    )
-    session = aiohttp.ClientSession()
-    url = f"{base_url}{MESSAGES_PATH}"
-    headers = _anthropic_headers(default)
-
-    async def floor(request: LLMRequest) -> Any:
-        async with session.post(url, data=json.dumps(build(request)), headers=headers) as reply:
-            return json.loads(await reply.read())
-
-    async def raw_response(request: LLMRequest) -> Any:
-        raw = await fast.messages.with_raw_response.create(**build(request))
-        return raw.http_response.json()
-
-    return AsyncRaw(
-        "anthropic",
-        {
-            "floor": floor,
-            "default": lambda request: default.messages.create(**build(request)),
-            "raw response": raw_response,
-            "generic post": lambda request: fast.post(
-                MESSAGES_PATH, body=build(request), cast_to=object
-            ),
-        },
-        [default.close, fast.close, session.close],
-    )
+_OPENAI = _SdkApi(
+    vendor="openai",
+    sdk="openai",
+    client="OpenAI",
+    async_client="AsyncOpenAI",
+    base_url=lambda settings: settings.openai_base_url,
+    path="/responses",
+    body=_settings_free(build_response_params),
+    resource=lambda client: client.responses,
+    arguments=_as_named,
+    headers=_bearer_key,
+)
+_PERPLEXITY = _SdkApi(
+    vendor="perplexity",
+    sdk="openai",
+    client="OpenAI",
+    async_client="AsyncOpenAI",
+    base_url=lambda settings: settings.perplexity_base_url,
+    path=PERPLEXITY_PATH,
+    body=_settings_free(build_chat_params),
+    resource=lambda client: client.chat.completions,
+    arguments=_chat_arguments,
+    headers=_bearer_key,
+)
+_OPENROUTER = _SdkApi(
+    vendor="openrouter",
+    sdk="openai",
+    client="OpenAI",
+    async_client="AsyncOpenAI",
+    base_url=lambda settings: settings.openrouter_base_url,
+    path=OPENROUTER_PATH,
+    body=_settings_free(build_openrouter_params),
+    resource=lambda client: client.chat.completions,
+    arguments=_chat_arguments,
+    headers=_bearer_key,
+)
+_ANTHROPIC = _SdkApi(
+    vendor="anthropic",
+    sdk="anthropic",
+    client="Anthropic",
+    async_client="AsyncAnthropic",
+    base_url=lambda settings: settings.anthropic_base_url,
+    path=MESSAGES_PATH,
+    body=_anthropic_body,
+    resource=lambda client: client.messages,
+    arguments=_as_named,
+    headers=_anthropic_headers,
+)
 
 
 # -- Vertex AI and the Gemini API: Gemini through google-genai ----------------------------
@@ -539,20 +486,20 @@ class _SyncFloor:
 
 
 _SYNC: dict[str, Callable[[RouterSettings], SyncRaw]] = {
-    "openai": _openai_sync,
+    "openai": partial(_sdk_sync, _OPENAI),
     "vertex": partial(_genai_sync, _VERTEX),
     "gemini": partial(_genai_sync, _GEMINI),
-    "perplexity": _perplexity_sync,
-    "openrouter": _openrouter_sync,
-    "anthropic": _anthropic_sync,
+    "perplexity": partial(_sdk_sync, _PERPLEXITY),
+    "openrouter": partial(_sdk_sync, _OPENROUTER),
+    "anthropic": partial(_sdk_sync, _ANTHROPIC),
 }
 _ASYNC: dict[str, Callable[[RouterSettings], AsyncRaw]] = {
-    "openai": _openai_async,
+    "openai": partial(_sdk_async, _OPENAI),
     "vertex": partial(_genai_async, _VERTEX),
     "gemini": partial(_genai_async, _GEMINI),
-    "perplexity": _perplexity_async,
-    "openrouter": _openrouter_async,
-    "anthropic": _anthropic_async,
+    "perplexity": partial(_sdk_async, _PERPLEXITY),
+    "openrouter": partial(_sdk_async, _OPENROUTER),
+    "anthropic": partial(_sdk_async, _ANTHROPIC),
 }
 
 
