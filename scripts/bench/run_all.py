@@ -2,7 +2,10 @@
 
 ``make bench`` runs this. Each bench runs in a process of its own at a size chosen so that the
 whole run finishes in under 5 minutes on a 2-core machine (``--full``: each at its own default
-size, which takes longer and gives steadier figures). A bench's output is shown as it comes;
+size, which takes longer and gives steadier figures). The quick batch bench times the openai
+and Vertex rows only: each way of each vendor is a process of its own, and all six vendors
+took four minutes alone; ``--full`` (or ``run_all.py batch`` with the bench's own options, see
+batch.py) covers every vendor. A bench's output is shown as it comes;
 its ``target |`` lines (see targets.py) are collected for the summary, each with the machine's
 load when it was measured. A bench that ends without stating its targets, or fails, shows as
 ``FAILED`` in the summary.
@@ -27,9 +30,12 @@ HERE = Path(__file__).resolve().parent
 
 # Each bench with the options of the quick run; the order puts the per-call figures first.
 BENCHES: dict[str, tuple[str, ...]] = {
-    "route": ("--calls", "50", "--async-calls", "200", "--rounds", "7", "--import-runs", "3"),
+    "route": ("--calls", "30", "--async-calls", "150", "--rounds", "5", "--import-runs", "3"),
     "extract": ("--samples", "15"),
-    "batch": ("--requests", "2000", "--memory-sizes", "1000,10000"),
+    "batch": (
+        *("--requests", "2000", "--vendor", "openai", "--vendor", "vertex"),
+        *("--memory-sizes", "1000,10000"),
+    ),
     "stream": ("--runs", "15", "--repeats", "10"),
     "fanout": ("--rounds", "20"),
     "tracing": ("--calls", "100"),
