@@ -52,8 +52,7 @@ from adapters.malformed_http import malformed_http_error
 from adapters.sdk_errors import (
     ApiService,
     clean_message,
-    dropped_connection,
-    error_chain,
+    connection_error,
     parse_retry_after,
     provider_message,
     status_error,
@@ -99,22 +98,8 @@ def translate_openai_errors(
     except openai.APIStatusError as exc:
         raise _status_error(exc, secret, service) from exc
     except openai.APIConnectionError as exc:  # APITimeoutError included
-        chain = error_chain(exc)
-        dropped = dropped_connection(chain)
-        if isinstance(exc, openai.APITimeoutError) and dropped is None:
-            raise ProviderTransientError(
-                f"{service.label}: the call timed out before a reply arrived",
-                vendor=service.vendor,
-                reason="timeout",
-            ) from exc
-        cause = dropped or exc.__cause__ or exc
-        raise ProviderTransientError(
-            f"{service.label}: could not reach the API ({type(cause).__name__}); "
-            f"check the network and {service.base_url_setting}",
-            vendor=service.vendor,
-            reason="connection",
-            provider_message=clean_message(str(cause), secret),
-        ) from exc
+        timed_out = isinstance(exc, openai.APITimeoutError)
+        raise connection_error(exc, timed_out=timed_out, secret=secret, service=service) from exc
     except openai.APIResponseValidationError as exc:
         raise ResponseParseError(
             f"{service.label}: the reply does not have the shape of a response: "

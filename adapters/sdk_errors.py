@@ -32,6 +32,7 @@ from router.types import Vendor
 __all__ = [
     "ApiService",
     "clean_message",
+    "connection_error",
     "dropped_connection",
     "error_chain",
     "parse_retry_after",
@@ -79,6 +80,28 @@ def dropped_connection(chain: list[BaseException]) -> BaseException | None:
         if isinstance(cause, connection_error) and not isinstance(cause, TimeoutError):
             return cause
     return None
+
+
+def connection_error(
+    exc: BaseException, *, timed_out: bool, secret: str | None, service: ApiService
+) -> ProviderTransientError:
+    """An SDK's connection error as the router's: ``timeout`` when the SDK says it timed out and
+    nothing beneath says the connection was dropped or refused, else ``connection``."""
+    dropped = dropped_connection(error_chain(exc))
+    if timed_out and dropped is None:
+        return ProviderTransientError(
+            f"{service.label}: the call timed out before a reply arrived",
+            vendor=service.vendor,
+            reason="timeout",
+        )
+    cause = dropped or exc.__cause__ or exc
+    return ProviderTransientError(
+        f"{service.label}: could not reach the API ({type(cause).__name__}); "
+        f"check the network and {service.base_url_setting}",
+        vendor=service.vendor,
+        reason="connection",
+        provider_message=clean_message(str(cause), secret),
+    )
 
 
 def undecodable_reply(

@@ -41,8 +41,7 @@ from typing import Any
 from adapters.sdk_errors import (
     ApiService,
     clean_message,
-    dropped_connection,
-    error_chain,
+    connection_error,
     status_error,
     undecodable_reply,
 )
@@ -79,21 +78,8 @@ def translate_anthropic_errors(*, secret: str | None = None) -> Iterator[None]:
     except anthropic.APIStatusError as exc:
         raise _status_error(exc, secret) from exc
     except anthropic.APIConnectionError as exc:  # APITimeoutError included
-        dropped = dropped_connection(error_chain(exc))
-        if isinstance(exc, anthropic.APITimeoutError) and dropped is None:
-            raise ProviderTransientError(
-                "Anthropic: the call timed out before a reply arrived",
-                vendor="anthropic",
-                reason="timeout",
-            ) from exc
-        cause = dropped or exc.__cause__ or exc
-        raise ProviderTransientError(
-            f"Anthropic: could not reach the API ({type(cause).__name__}); "
-            f"check the network and {BASE_URL_SETTING}",
-            vendor="anthropic",
-            reason="connection",
-            provider_message=clean_message(str(cause), secret),
-        ) from exc
+        timed_out = isinstance(exc, anthropic.APITimeoutError)
+        raise connection_error(exc, timed_out=timed_out, secret=secret, service=ANTHROPIC) from exc
     except anthropic.APIResponseValidationError as exc:
         raise ResponseParseError(
             "Anthropic: the reply does not have the shape of a message: "
