@@ -30,6 +30,7 @@ from router.call_limits import (
     DeadlineExceeded,
     bounded_timeout,
     count_reply_bytes,
+    deadline_s,
     note_timeout,
 )
 
@@ -38,11 +39,15 @@ if TYPE_CHECKING:
     import httpcore2
     import httpx2
 
+    from router.settings import RouterSettings
+    from router.types import LLMRequest
+
 __all__ = [
     "ACCEPTED_ENCODINGS",
     "SDK_TIMEOUT_MARGIN_S",
     "aiohttp_session_options",
     "async_client_options",
+    "call_sdk_timeout_s",
     "redirect_target",
     "sdk_timeout_s",
     "sync_client",
@@ -58,9 +63,14 @@ _DECODE_CHUNK = 1 << 16
 C = TypeVar("C")
 
 
-def sdk_timeout_s(deadline_s: float) -> float:
-    """The timeout to give an SDK for a call whose deadline is ``deadline_s`` seconds."""
-    return deadline_s + SDK_TIMEOUT_MARGIN_S
+def sdk_timeout_s(seconds: float) -> float:
+    """The timeout to give an SDK for a call whose deadline is ``seconds`` away."""
+    return seconds + SDK_TIMEOUT_MARGIN_S
+
+
+def call_sdk_timeout_s(request: LLMRequest, settings: RouterSettings) -> float:
+    """The SDK timeout of one call of ``request``: a margin past the call's deadline."""
+    return sdk_timeout_s(deadline_s(request, settings))
 
 
 def redirect_target(headers: object) -> str:

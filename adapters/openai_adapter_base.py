@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 from adapters.base import AdapterResult, StreamReader
-from adapters.http_clients import sdk_timeout_s
+from adapters.http_clients import call_sdk_timeout_s
 from adapters.openai_calls import ClientKey, OpenAICalls
 from adapters.openai_errors import OpenAIService
 from router.settings import RouterSettings
@@ -52,21 +52,25 @@ class OpenAICompatibleAdapter:
     def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """Send ``request`` once and map the reply (no retries here)."""
         key = self._client_key(settings)
-        body = self._calls.post(key, self.path, self._params(request), _timeout(request, settings))
+        body = self._calls.post(
+            key, self.path, self._params(request), call_sdk_timeout_s(request, settings)
+        )
         return self._map(body, request)
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
         key = self._client_key(settings)
         params = self._params(request)
-        body = await self._calls.apost(key, self.path, params, _timeout(request, settings))
+        body = await self._calls.apost(
+            key, self.path, params, call_sdk_timeout_s(request, settings)
+        )
         return self._map(body, request)
 
     def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
         """Send ``request`` as a stream once; yield its events as dicts (no retries here)."""
         key = self._client_key(settings)
         params = self._params(request)
-        yield from self._calls.stream(key, self.path, params, _timeout(request, settings))
+        yield from self._calls.stream(key, self.path, params, call_sdk_timeout_s(request, settings))
 
     async def astream(
         self, request: LLMRequest, settings: RouterSettings
@@ -74,7 +78,9 @@ class OpenAICompatibleAdapter:
         """The async twin of :meth:`stream`."""
         key = self._client_key(settings)
         params = self._params(request)
-        async for event in self._calls.astream(key, self.path, params, _timeout(request, settings)):
+        async for event in self._calls.astream(
+            key, self.path, params, call_sdk_timeout_s(request, settings)
+        ):
             yield event
 
     def finish_stream(
@@ -98,9 +104,3 @@ class OpenAICompatibleAdapter:
     async def aclose(self) -> None:
         """Close the async clients created on the running event loop."""
         await self._calls.aclose()
-
-
-def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
-    # A little past the call's deadline: the router's deadline ends a slow call first, and its
-    # error says so (adapters.http_clients).
-    return sdk_timeout_s(request.timeout_s or settings.timeout_s)

@@ -48,6 +48,7 @@ __all__ = [
     "bounded_timeout",
     "count_reply_bytes",
     "current_limits",
+    "deadline_s",
     "iterate_within",
     "limits_for",
     "limits_scope",
@@ -133,10 +134,15 @@ class CallLimits:
         return None
 
 
+def deadline_s(request: LLMRequest, settings: RouterSettings) -> float:
+    """How long one call of ``request`` may take: its own ``timeout_s``, else the settings'."""
+    return request.timeout_s or settings.timeout_s
+
+
 def limits_for(request: LLMRequest, settings: RouterSettings) -> CallLimits:
     """The limits of one call of ``request``, from now (a deadline of its ``timeout_s``)."""
     return CallLimits(
-        request.timeout_s or settings.timeout_s,
+        deadline_s(request, settings),
         max_reply_bytes=settings.max_reply_bytes,
         max_citations=settings.max_citations,
         max_debug_events=settings.max_debug_events if settings.debug_grounding else None,

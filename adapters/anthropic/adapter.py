@@ -34,7 +34,7 @@ from adapters.anthropic.errors import ANTHROPIC, translate_anthropic_errors
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.anthropic.request import Step, build_message_params, plan_steps
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import sdk_timeout_s
+from adapters.http_clients import call_sdk_timeout_s
 from adapters.sdk_calls import ClientKey, SdkCalls, SdkClasses, client_key
 from adapters.two_step import reshape_is_pointless, step2_skipped, two_step_result
 from router.logging import grounding_debug_enabled
@@ -65,7 +65,9 @@ class AnthropicAdapter:
             params = _params_for(request, settings, step, results)
             if params is None:
                 break
-            message = self._calls.post(key, MESSAGES_PATH, params, _timeout(request, settings))
+            message = self._calls.post(
+                key, MESSAGES_PATH, params, call_sdk_timeout_s(request, settings)
+            )
             results.append(self._mapped(request, step, message))
         return _result(request, results)
 
@@ -77,7 +79,7 @@ class AnthropicAdapter:
             params = _params_for(request, settings, step, results)
             if params is None:
                 break
-            timeout = _timeout(request, settings)
+            timeout = call_sdk_timeout_s(request, settings)
             message = await self._calls.apost(key, MESSAGES_PATH, params, timeout)
             results.append(self._mapped(request, step, message))
         return _result(request, results)
@@ -86,7 +88,9 @@ class AnthropicAdapter:
         """Send step 1 of ``request`` as a stream once; yield its events as dicts (no retries)."""
         key = _client_key(settings)
         params = _first_params(request, settings)
-        yield from self._calls.stream(key, MESSAGES_PATH, params, _timeout(request, settings))
+        yield from self._calls.stream(
+            key, MESSAGES_PATH, params, call_sdk_timeout_s(request, settings)
+        )
 
     async def astream(
         self, request: LLMRequest, settings: RouterSettings
@@ -94,7 +98,7 @@ class AnthropicAdapter:
         """The async twin of :meth:`stream`."""
         key = _client_key(settings)
         params = _first_params(request, settings)
-        timeout = _timeout(request, settings)
+        timeout = call_sdk_timeout_s(request, settings)
         async for event in self._calls.astream(key, MESSAGES_PATH, params, timeout):
             yield event
 
@@ -107,7 +111,9 @@ class AnthropicAdapter:
         params = _params_for(request, settings, steps[-1], results) if len(steps) == 2 else None
         if params is not None:
             key = _client_key(settings)
-            message = self._calls.post(key, MESSAGES_PATH, params, _timeout(request, settings))
+            message = self._calls.post(
+                key, MESSAGES_PATH, params, call_sdk_timeout_s(request, settings)
+            )
             results.append(self._mapped(request, steps[-1], message))
         return _result(request, results)
 
@@ -120,7 +126,7 @@ class AnthropicAdapter:
         params = _params_for(request, settings, steps[-1], results) if len(steps) == 2 else None
         if params is not None:
             key = _client_key(settings)
-            timeout = _timeout(request, settings)
+            timeout = call_sdk_timeout_s(request, settings)
             message = await self._calls.apost(key, MESSAGES_PATH, params, timeout)
             results.append(self._mapped(request, steps[-1], message))
         return _result(request, results)
@@ -188,11 +194,6 @@ def _translated(secret: str) -> AbstractContextManager[None]:
 def _client_key(settings: RouterSettings) -> ClientKey:
     """The client's key and base URL; a missing key is a configuration error, before any call."""
     return client_key(ANTHROPIC, settings.anthropic_api_key, settings.anthropic_base_url)
-
-
-def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
-    """The SDK's own timeout, a margin past the call's deadline (which ends a slow call first)."""
-    return sdk_timeout_s(request.timeout_s or settings.timeout_s)
 
 
 if TYPE_CHECKING:  # mypy proves that the class satisfies the router's Adapter protocol

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import structlog
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import sdk_timeout_s
+from adapters.http_clients import call_sdk_timeout_s
 from adapters.openai.citations import (
     OpenAIGrounding,
     _extract_openai_citations,
@@ -71,7 +71,7 @@ class OpenAIAdapter:
         """Send ``request`` once and map the reply (no retries here, but for the changed
         request a refused forced tool or ``web_search`` gets, :mod:`adapters.openai.fallbacks`)."""
         key = _client_key(settings)
-        timeout = _timeout(request, settings)
+        timeout = call_sdk_timeout_s(request, settings)
         body, fallbacks = _sent(
             lambda params: self._calls.post(key, RESPONSES_PATH, params, timeout),
             build_response_params(request, force_search=settings.openai_force_search),
@@ -82,7 +82,7 @@ class OpenAIAdapter:
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
         key = _client_key(settings)
-        timeout = _timeout(request, settings)
+        timeout = call_sdk_timeout_s(request, settings)
         body, fallbacks = await _asent(
             lambda params: self._calls.apost(key, RESPONSES_PATH, params, timeout),
             build_response_params(request, force_search=settings.openai_force_search),
@@ -94,7 +94,7 @@ class OpenAIAdapter:
         """Send ``request`` as a stream once; yield its events as dicts (no retries here, but
         for a refused forced tool or ``web_search`` when the stream opens, as in ``complete``)."""
         key = _client_key(settings)
-        timeout = _timeout(request, settings)
+        timeout = call_sdk_timeout_s(request, settings)
         params = build_response_params(request, force_search=settings.openai_force_search)
         fallbacks: list[str] = []
         while True:
@@ -116,7 +116,7 @@ class OpenAIAdapter:
     ) -> AsyncIterator[dict[str, Any]]:
         """The async twin of :meth:`stream`."""
         key = _client_key(settings)
-        timeout = _timeout(request, settings)
+        timeout = call_sdk_timeout_s(request, settings)
         params = build_response_params(request, force_search=settings.openai_force_search)
         fallbacks: list[str] = []
         while True:
@@ -222,10 +222,6 @@ def _changed_params(
 
 def _client_key(settings: RouterSettings) -> ClientKey:
     return client_key(OPENAI, settings.openai_api_key, settings.openai_base_url)
-
-
-def _timeout(request: LLMRequest, settings: RouterSettings) -> float:
-    return sdk_timeout_s(request.timeout_s or settings.timeout_s)
 
 
 if TYPE_CHECKING:  # mypy proves that the class satisfies the router's adapter protocols
