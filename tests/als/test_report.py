@@ -29,7 +29,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from als.report import ALSReport, GroupReport, build_report
-from router.batch.output import error_row, success_row
+from router.batch.output import error_row, row_text, success_row
 from router.citations import make_citation
 from router.errors import GroundingRequiredFailedError, ProviderTransientError
 from router.types import LLMRequest, LLMResponse
@@ -249,7 +249,7 @@ def test_rows_written_by_the_batch_runner() -> None:
         error_row(2, "q-2", failure, request),
         error_row(3, "q-3", transient, request),
     ]
-    rows = [json.loads(json.dumps(row)) for row in rows]  # as read back from the file
+    rows = [json.loads(row_text(row)) for row in rows]  # as read back from the file
     (group,) = build_report(rows).groups
     assert group.values == {"vendor": "vertex", "model": "gemini-2.5-flash", "country": "DE"}
     assert (group.citations, group.redirector_citations) == (3, 1)

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from router.batch import run_batch
-from router.batch.output import OutputWriteError, ResultWriter
+from router.batch.output import OutputWriteError, ResultWriter, row_text, success_row
+from router.citations import make_citation
 from router.emulator import Emulator
+from router.types import LLMRequest, LLMResponse
 from support.emulated import emulator_settings
 from support.file_limits import file_size_limit
 
@@ -27,6 +29,45 @@ def test_row_with_lone_surrogates_is_written_as_json_escapes(tmp_path: Path) -> 
     assert b"\\ud800" in line
     assert "Café 😀".encode() in line
     assert json.loads(line) == row
+
+
+def _request() -> LLMRequest:
+    return LLMRequest(vendor="openai", model="gpt-5", messages=[{"role": "user", "content": "q"}])
+
+
+def _answered(metadata: dict[str, object]) -> LLMResponse:
+    citation = make_citation(
+        provider="openai", url="https://www.bundesregierung.de/breg-de/aktuelles", rank=1
+    )
+    return LLMResponse(
+        vendor="openai",
+        model="gpt-5",
+        content='Grüße 😀 \u2028 and a quote "',
+        latency_ms=1e-7,
+        citations=[citation],
+        metadata=metadata,
+    )
+
+
+def test_success_row_holds_the_response_as_its_json_dump() -> None:
+    """A success row's response reads back as ``model_dump(mode="json")`` gives it."""
+    request = _request()
+    response = _answered({"score": float("inf"), "big": 10**30, "tags": ("a", "b")})
+    row = json.loads(row_text(success_row(4, request, response)))
+    assert row["response"] == json.loads(json.dumps(response.model_dump(mode="json")))
+    assert (row["ok"], row["line"], row["request"]["vendor"]) == (True, 4, "openai")
+
+
+def test_success_row_with_a_lone_surrogate_is_written_as_its_escape(tmp_path: Path) -> None:
+    """A response carrying a lone surrogate still becomes its row, the surrogate escaped."""
+    request = _request()
+    response = _answered({"provider_note": "bad \ud800 text"})
+    writer = ResultWriter(tmp_path / "out.jsonl")
+    writer.write(success_row(1, request, response))
+    writer.close()
+    line = (tmp_path / "out.jsonl").read_bytes()
+    assert b"bad \\ud800 text" in line
+    assert json.loads(line)["response"] == response.model_dump(mode="json")
 
 
 def test_provider_error_with_lone_surrogates_costs_no_row(tmp_path: Path) -> None:
