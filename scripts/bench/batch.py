@@ -17,7 +17,11 @@ answer (``baselines.check_reply``), so no way is timed on an error path.
 
 It prints wall time, the ratios to the ideal (N x latency / concurrency), to the floor, to the
 default SDK and to the fastest raw SDK, and peak RSS per process. With several
-``--concurrency`` values the targets apply to the first; the others show the headroom.
+``--concurrency`` values the targets apply to the first; the others show the headroom. The
+defaults are the sizes of the targets: 10,000 requests at c=64, and c=256 for the headroom
+(every vendor: about 25 minutes on two cores). The quick ``make bench`` times 2,000 requests at
+c=64 for openai and Vertex, where the workers' start-up (about 1.2 s before their first row)
+weighs five times as much.
 Targets: one process at most 1.25x the floor; two workers at most 1.15x the floor; peak RSS at
 most 150 MB per process.
 
@@ -390,9 +394,11 @@ def compare_sizes(sizes: list[int], latency_ms: float, concurrency: int) -> bool
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=2000, help="requests per vendor")
+    parser.add_argument("--requests", type=int, default=10_000, help="requests per vendor")
     parser.add_argument("--latency-ms", type=float, default=100.0)
-    parser.add_argument("--concurrency", default="64", help="one or more, comma-separated")
+    parser.add_argument(
+        "--concurrency", default="64,256", help="one or more, comma-separated (targets: the first)"
+    )
     parser.add_argument("--rounds", type=int, default=1, help="runs of every way (medians)")
     parser.add_argument("--vendor", action="append", help="only this vendor (repeatable)")
     parser.add_argument(

@@ -33,7 +33,7 @@ BENCHES: dict[str, tuple[str, ...]] = {
     "route": ("--calls", "30", "--async-calls", "150", "--rounds", "5", "--import-runs", "3"),
     "extract": ("--samples", "15"),
     "batch": (
-        *("--requests", "2000", "--vendor", "openai", "--vendor", "vertex"),
+        *("--requests", "2000", "--concurrency", "64", "--vendor", "openai", "--vendor", "vertex"),
         *("--memory-sizes", "1000,10000"),
     ),
     "stream": ("--runs", "15", "--repeats", "10"),
