@@ -3,18 +3,34 @@
 A run must remember every id it has met: a repeated id is renamed (:mod:`router.batch.input`),
 an id already in the output is skipped on resume. Held in a Python set or dict, each id costs
 100 to 150 bytes, which grew a run of 100,000 lines by about 15 MB. :class:`SeenIds` keeps them,
-exactly, in a private temporary SQLite database (the standard library's): SQLite keeps at most
-its page cache (about 2 MB) in memory and the rest in a file of the temporary directory that it
-deletes when the database is closed. Looking an id up or adding one costs a few microseconds.
+exactly, in a private SQLite database (the standard library's): SQLite keeps at most its page
+cache (about 2 MB) in memory and the rest in its file. Looking an id up or adding one costs a
+few microseconds.
+
+The file is made here, in the first usable temporary directory (``tempfile``: ``TMPDIR``, then
+the usual places, tried by writing to them), and removed on close. Left to SQLite, a private
+database spills into a directory of SQLite's choosing only once its cache is full: in a
+container whose temporary directories are read-only, a long run would have stopped there,
+hours in. A run killed outright leaves its file behind (``grounding-router-ids-*.sqlite``),
+as any temporary file of a killed process. When no temporary directory is usable at all, the
+ids are kept in memory instead (growing with the input, as they did before this store) and a
+warning says so at the start.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import tempfile
 from collections.abc import Iterable
 from types import TracebackType
 
+import structlog
+
 __all__ = ["SeenIds"]
+
+log = structlog.get_logger(__name__)
 
 _NOT_SET = -1  # the line of an id recorded without one (a row of the output, an id of the file)
 
@@ -23,13 +39,17 @@ class SeenIds:
     """Request ids, each with the line it was first met on; a closed index holds nothing."""
 
     def __init__(self) -> None:
-        # "" opens a private temporary database: in memory until the page cache fills, then in
-        # a file that is deleted on close. Used from whichever thread iterates the input.
-        self._db = sqlite3.connect("", check_same_thread=False, isolation_level=None)
+        self._path = _database_file()
+        # Used from whichever thread iterates the input.
+        self._db = sqlite3.connect(
+            self._path or ":memory:", check_same_thread=False, isolation_level=None
+        )
         # Nothing of it outlives the run, so no journal or syncing: one transaction, never
         # committed, lets SQLite write pages out as the cache fills without a write per id.
+        # Its own scratch space stays in memory: the queries here need next to none.
         self._db.execute("PRAGMA journal_mode = OFF")
         self._db.execute("PRAGMA synchronous = OFF")
+        self._db.execute("PRAGMA temp_store = MEMORY")
         self._db.execute(
             "CREATE TABLE ids (id BLOB PRIMARY KEY, line INTEGER NOT NULL) WITHOUT ROWID"
         )
@@ -66,6 +86,10 @@ class SeenIds:
     def close(self) -> None:
         """Drop the database and its file."""
         self._db.close()
+        if self._path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self._path)
+            self._path = None
 
     def __enter__(self) -> SeenIds:
         return self
@@ -77,6 +101,22 @@ class SeenIds:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _database_file() -> str | None:
+    """A new, empty file for the database in a usable temporary directory; None when there is
+    none (the ids are then kept in memory)."""
+    try:
+        handle, path = tempfile.mkstemp(prefix="grounding-router-ids-", suffix=".sqlite")
+    except OSError as exc:
+        log.warning(
+            "batch_ids_in_memory",
+            reason=f"no usable temporary directory: {exc}",
+            hint="set TMPDIR to a writable directory to keep memory flat on long inputs",
+        )
+        return None
+    os.close(handle)
+    return path
 
 
 def _key(request_id: str) -> bytes:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
+from structlog.testing import capture_logs
 
 from router.batch.seen_ids import SeenIds
 
@@ -46,3 +50,32 @@ def test_ids_that_differ_in_any_code_point_are_distinct(ids: tuple[str, ...]) ->
             range(len(ids))
         )
         assert all(request_id in seen for request_id in ids)
+
+
+def test_the_database_is_a_file_of_the_temporary_directory_removed_on_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ids live in one file of the temporary directory, which closing removes."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with SeenIds() as seen:
+        seen.update(f"req-{n:06}-{'x' * 20}" for n in range(MANY))  # past SQLite's page cache
+        (database,) = tmp_path.iterdir()
+        assert database.name.startswith("grounding-router-ids-")
+        assert database.stat().st_size > 4_000_000
+        assert f"req-{MANY - 1:06}-{'x' * 20}" in seen
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_a_usable_temporary_directory_the_ids_are_kept_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No writable temporary directory: the index still works, and a warning says why."""
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_directory))
+    with capture_logs() as events, SeenIds() as seen:
+        assert [seen.first_line(f"req-{n}", n) for n in range(1000)] == list(range(1000))
+        assert seen.first_line("req-7", 5000) == 7
+    (warning,) = [event for event in events if event["event"] == "batch_ids_in_memory"]
+    assert warning["log_level"] == "warning"
+    assert "no usable temporary directory" in warning["reason"]
