@@ -260,41 +260,33 @@ def _anthropic_headers(client: Any) -> dict[str, str]:
     }
 
 
-_OPENAI = _SdkApi(
+# The three APIs the openai SDK reaches: its clients, and a bearer key for the floor.
+_openai_sdk_api = partial(
+    _SdkApi, sdk="openai", client="OpenAI", async_client="AsyncOpenAI", headers=_bearer_key
+)
+_OPENAI = _openai_sdk_api(
     vendor="openai",
-    sdk="openai",
-    client="OpenAI",
-    async_client="AsyncOpenAI",
     base_url=lambda settings: settings.openai_base_url,
     path="/responses",
     body=_settings_free(build_response_params),
     resource=lambda client: client.responses,
     arguments=_as_named,
-    headers=_bearer_key,
 )
-_PERPLEXITY = _SdkApi(
+_PERPLEXITY = _openai_sdk_api(
     vendor="perplexity",
-    sdk="openai",
-    client="OpenAI",
-    async_client="AsyncOpenAI",
     base_url=lambda settings: settings.perplexity_base_url,
     path=PERPLEXITY_PATH,
     body=_settings_free(build_chat_params),
     resource=lambda client: client.chat.completions,
     arguments=_chat_arguments,
-    headers=_bearer_key,
 )
-_OPENROUTER = _SdkApi(
+_OPENROUTER = _openai_sdk_api(
     vendor="openrouter",
-    sdk="openai",
-    client="OpenAI",
-    async_client="AsyncOpenAI",
     base_url=lambda settings: settings.openrouter_base_url,
     path=OPENROUTER_PATH,
     body=_settings_free(build_openrouter_params),
     resource=lambda client: client.chat.completions,
     arguments=_chat_arguments,
-    headers=_bearer_key,
 )
 _ANTHROPIC = _SdkApi(
     vendor="anthropic",
