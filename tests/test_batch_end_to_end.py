@@ -21,7 +21,7 @@ from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
-from support.emulated import batch_cli, batch_cli_killed_midway
+from support.emulated import batch_cli, batch_cli_killed_midway, complete_rows
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:
@@ -155,7 +155,7 @@ def test_killed_run_resumed_gives_every_id_once(
     batch_cli_killed_midway(
         emulator, source, "-o", str(out), "--concurrency=8", "--workers", workers, after_requests=60
     )
-    done_before = len(rows_of(out)) if out.exists() else 0
+    done_before = len(complete_rows(out))
     assert done_before < len(expected)
     resumed = batch_cli(emulator, str(tmp_path / "in.jsonl"), "-o", str(out), "--resume")
     stdout, stderr = resumed.communicate(timeout=300)

@@ -7,10 +7,12 @@ that no credential leaks.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from adapters.registry import PROVIDERS, vendors
@@ -24,6 +26,7 @@ __all__ = [
     "batch_cli",
     "batch_cli_killed_midway",
     "cli_environment",
+    "complete_rows",
     "emulator_settings",
     "grounded_request",
 ]
@@ -99,3 +102,15 @@ def batch_cli_killed_midway(emulator: Emulator, *args: str, after_requests: int)
         assert process.returncode == -signal.SIGKILL
     finally:
         emulator.latency_s = 0.0
+
+
+def complete_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows a killed batch left in ``path``: every complete line, each a whole row.
+
+    A kill may land inside the write of a row: its start, without the newline, is then the
+    file's last line, which is not a row (``--resume`` cuts it off).
+    """
+    if not path.exists():
+        return []
+    *complete, _cut_off = path.read_bytes().split(b"\n")
+    return [json.loads(line) for line in complete]
