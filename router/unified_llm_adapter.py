@@ -31,6 +31,7 @@ from router.call_limits import (
     limits_scope,
     run_within,
 )
+from router.citations.domains import load_suffix_list
 from router.citations.redirects import RedirectResolver
 from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from router.errors import (
@@ -131,8 +132,10 @@ class UnifiedLLMAdapter:
         with self._adapters_lock:
             adapter = self._adapters.get(vendor)
             if adapter is None:
-                # The registry imports the provider package (and its SDK) only now.
+                # The registry imports the provider package (and its SDK) only now, and the
+                # suffix list is read now too: neither is paid within a call's deadline.
                 adapter = self._adapters[vendor] = provider(vendor).new_adapter()
+                load_suffix_list()
             return adapter
 
     def route(self, request: RequestInput) -> LLMResponse:

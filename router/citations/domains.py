@@ -27,6 +27,7 @@ __all__ = [
     "domain_name_host",
     "domain_of_name",
     "host_parts",
+    "load_suffix_list",
     "looks_like_domain",
     "public_suffix",
     "registrable_domain",
@@ -61,7 +62,20 @@ def _extractor() -> TLDExtract:
     # Imported here: tldextract pulls in requests, which `import router` must not pay for.
     from tldextract import TLDExtract
 
-    return TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=False)
+    extractor = TLDExtract(suffix_list_urls=(), cache_dir=None, include_psl_private_domains=False)
+    # tldextract reads its bundled list on the first lookup, not when built: one lookup now, so
+    # whoever builds the extractor (``load_suffix_list``) pays for the list, not a later call.
+    extractor.extract_str("example.com")
+    return extractor
+
+
+def load_suffix_list() -> None:
+    """Import tldextract and read the suffix list now, unless done already (about 0.1 s once).
+
+    The router calls this when it creates an adapter, outside any call's deadline: otherwise the
+    first citation of the process would pay for it within its call's ``timeout_s``.
+    """
+    _extractor()
 
 
 def split_host(host: str) -> HostParts:

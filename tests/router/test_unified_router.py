@@ -7,6 +7,8 @@ the end-to-end tests with the real SDKs and the emulator live in tests/test_end_
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -357,6 +359,26 @@ def test_debug_grounding_is_on_during_the_adapter_call() -> None:
     make_router(adapter, debug_grounding=True).route(request())
     assert seen == [True]
     assert grounding_debug_enabled() is False
+
+
+def test_creating_an_adapter_reads_the_suffix_list_before_any_call() -> None:
+    """The suffix list is read (tldextract imported) when the vendor's adapter is created, which
+    is before any call's deadline starts, not by the first citation within one."""
+    code = (
+        "import sys\n"
+        "from router import RouterSettings, UnifiedLLMAdapter\n"
+        "from router.citations import domains\n"
+        "router = UnifiedLLMAdapter(RouterSettings(openai_api_key='sk-test'))\n"
+        "before = 'tldextract' in sys.modules\n"
+        "router.adapter_for('openai')\n"
+        "loaded = domains._extractor.cache_info().currsize == 1\n"
+        "# tldextract memoises the parsed list on the instance once it has read it\n"
+        "print(before, loaded and domains._extractor()._extractor is not None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["False", "True"]
 
 
 def test_close_releases_adapters() -> None:
