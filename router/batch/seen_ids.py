@@ -8,13 +8,15 @@ cache (about 2 MB) in memory and the rest in its file. Looking an id up or addin
 few microseconds.
 
 The file is made here, in the first usable temporary directory (``tempfile``: ``TMPDIR``, then
-the usual places, tried by writing to them), and removed on close. Left to SQLite, a private
-database spills into a directory of SQLite's choosing only once its cache is full: in a
-container whose temporary directories are read-only, a long run would have stopped there,
-hours in. A run killed outright leaves its file behind (``grounding-router-ids-*.sqlite``),
-as any temporary file of a killed process. When no temporary directory is usable at all, the
-ids are kept in memory instead (growing with the input, as they did before this store) and a
-warning says so at the start.
+the usual places, tried by writing to them). Left to SQLite, a private database spills into a
+directory of SQLite's choosing only once its cache is full: in a container whose temporary
+directories are read-only, a long run would have stopped there, hours in. Once SQLite has the
+file open, its name is removed: the open file stays SQLite's until the connection closes, and
+a run killed outright (``SIGKILL``, the out-of-memory killer) leaves nothing behind. SQLite
+uses the name again only to open a rollback journal or a WAL beside it, which this one never has.
+Where an open file cannot be removed (Windows), the name goes on close instead. When no
+temporary directory is usable at all, the ids are kept in memory (growing with the input, as
+they did before this store) and a warning says so at the start.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class SeenIds:
             "CREATE TABLE ids (id BLOB PRIMARY KEY, line INTEGER NOT NULL) WITHOUT ROWID"
         )
         self._db.execute("BEGIN")
+        if self._path is not None and _removed(self._path):
+            self._path = None
 
     def first_line(self, request_id: str, line: int) -> int:
         """The line ``request_id`` was first met on: ``line`` when this is the first time."""
@@ -84,7 +88,7 @@ class SeenIds:
         return found.fetchone() is not None
 
     def close(self) -> None:
-        """Drop the database and its file."""
+        """Drop the database and its file (its name, if still there)."""
         self._db.close()
         if self._path is not None:
             with contextlib.suppress(FileNotFoundError):
@@ -117,6 +121,15 @@ def _database_file() -> str | None:
         return None
     os.close(handle)
     return path
+
+
+def _removed(path: str) -> bool:
+    """Whether ``path``'s name could be removed while the file is open (not on Windows)."""
+    try:
+        os.remove(path)
+    except OSError:
+        return False
+    return True
 
 
 def _key(request_id: str) -> bytes:

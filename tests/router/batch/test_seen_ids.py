@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -52,17 +56,56 @@ def test_ids_that_differ_in_any_code_point_are_distinct(ids: tuple[str, ...]) ->
         assert all(request_id in seen for request_id in ids)
 
 
-def test_the_database_is_a_file_of_the_temporary_directory_removed_on_close(
+def _open_files_named(prefix: str) -> list[Path]:
+    """The files this process holds open whose name (as it was at opening) starts so."""
+    found = []
+    for descriptor in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # the descriptor of the listing itself is gone
+            target = os.readlink(descriptor)
+            if Path(target).name.startswith(prefix):
+                found.append(descriptor)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc")
+def test_the_database_is_a_nameless_file_of_the_temporary_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The ids live in one file of the temporary directory, which closing removes."""
+    """The ids live in a file made in the temporary directory, whose name is gone as soon as
+    SQLite has it open: the ids spill to it, and nothing is left to remove."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with SeenIds() as seen:
+        assert list(tmp_path.iterdir()) == []
         seen.update(f"req-{n:06}-{'x' * 20}" for n in range(MANY))  # past SQLite's page cache
-        (database,) = tmp_path.iterdir()
-        assert database.name.startswith("grounding-router-ids-")
+        (database,) = _open_files_named("grounding-router-ids-")
+        assert os.readlink(database).startswith(str(tmp_path))
         assert database.stat().st_size > 4_000_000
         assert f"req-{MANY - 1:06}-{'x' * 20}" in seen
+    assert _open_files_named("grounding-router-ids-") == []
+
+
+def test_a_process_killed_outright_leaves_no_file(tmp_path: Path) -> None:
+    """SIGKILL gives no chance to clean up: the index must not need one."""
+    code = (
+        "import sys\n"
+        "from router.batch.seen_ids import SeenIds\n"
+        "seen = SeenIds()\n"
+        "seen.update(f'req-{n}' for n in range(50_000))\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    environment = {**os.environ, "TMPDIR": str(tmp_path)}
+    with subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=environment,
+    ) as process:
+        assert process.stdout is not None
+        assert process.stdout.readline() == "ready\n"
+        process.kill()
+        process.wait(timeout=60)
     assert list(tmp_path.iterdir()) == []
 
 
