@@ -21,7 +21,6 @@ they did before this store) and a warning says so at the start.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import tempfile
@@ -91,8 +90,7 @@ class SeenIds:
         """Drop the database and its file (its name, if still there)."""
         self._db.close()
         if self._path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(self._path)
+            _removed(self._path)
             self._path = None
 
     def __enter__(self) -> SeenIds:
@@ -124,7 +122,8 @@ def _database_file() -> str | None:
 
 
 def _removed(path: str) -> bool:
-    """Whether ``path``'s name could be removed while the file is open (not on Windows)."""
+    """Remove ``path``'s name; whether that could be done (not while the file is open, on
+    Windows)."""
     try:
         os.remove(path)
     except OSError:
