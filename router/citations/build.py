@@ -68,13 +68,18 @@ def _location_copy(location: Location) -> Location | None:
     too (a provider's -1 or "3" says nothing usable), and text is cleaned like a title (text
     that cleans to nothing is left out, or None where the key allows it).
     """
-    if not isinstance(location, Mapping) or location.get("type") not in _LOCATION_TYPES:
+    if type(location) is not dict and not isinstance(location, Mapping):
+        return None
+    kind = location.get("type")
+    if kind not in _LOCATION_TYPES:
         return None
     copied: dict[str, object] = {}
     for key, value in location.items():
         if key in _LOCATION_INDEX_KEYS:
             if type(value) is int and value >= 0:
                 copied[key] = value
+        elif key == "type":
+            copied[key] = kind  # one of the kinds, as checked above: nothing to clean
         elif key in _LOCATION_HINTS and (value is None or type(value) is str):
             text = value if value is None else sanitize_text(value, limit=TITLE_LIMIT)
             # Text that cleans to nothing is no value: kept as None only where None is allowed.
