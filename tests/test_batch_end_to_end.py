@@ -21,7 +21,7 @@ from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
-from support.emulated import batch_cli, batch_cli_killed_midway, complete_rows
+from support.emulated import batch_cli, batch_cli_killed_midway, complete_rows, rows_of
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:
@@ -67,10 +67,6 @@ def write_plan(path: Path, size: int) -> dict[str, dict[str, Any]]:
             handle.write(line + "\n")
             expected[request_id] = outcome
     return expected
-
-
-def rows_of(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def outcome_of(row: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from router.cli import main
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
-from support.emulated import batch_cli, batch_cli_killed_midway, complete_rows
+from support.emulated import batch_cli, batch_cli_killed_midway, complete_rows, rows_of
 
 PAIR = ["openai", "vertex"]
 
@@ -69,10 +69,6 @@ def write_plan(path: Path, size: int) -> dict[str, dict[str, Any]]:
             handle.write(line + "\n")
             expected[json.loads(line)["request_id"]] = outcome
     return expected
-
-
-def rows_of(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def outcome(part: dict[str, Any]) -> str:

@@ -13,13 +13,12 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from router.cli import main
 from router.emulator import Emulator
-from support.emulated import cli_environment
+from support.emulated import cli_environment, rows_of
 from support.hostile_lines import POISON_LINES, hostile_line, valid_request
 
 HANG_GUARD_S = 300
@@ -34,10 +33,6 @@ def run_batch_cli(emulator: Emulator, *args: str) -> subprocess.CompletedProcess
         timeout=HANG_GUARD_S,
         check=False,
     )
-
-
-def rows_of(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def poisoned_input(path: Path) -> Path:

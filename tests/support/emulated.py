@@ -29,6 +29,7 @@ __all__ = [
     "complete_rows",
     "emulator_settings",
     "grounded_request",
+    "rows_of",
 ]
 
 # Every registered vendor: a new registry row is routed by these suites without editing them.
@@ -102,6 +103,11 @@ def batch_cli_killed_midway(emulator: Emulator, *args: str, after_requests: int)
         assert process.returncode == -signal.SIGKILL
     finally:
         emulator.latency_s = 0.0
+
+
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    """The rows of a finished batch's output: every line of ``path``, each a whole row."""
+    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def complete_rows(path: Path) -> list[dict[str, Any]]:
