@@ -20,14 +20,16 @@ __all__ = ["register", "run"]
 
 _DESCRIPTION = """\
 Serves the providers' wire protocols on 127.0.0.1 (OpenAI Responses, Vertex AI and Gemini API
-generateContent, Perplexity and OpenRouter chat completions), with synthesised grounded
-answers (or recorded ones with --replay) and optional faults, so the router, the demo and batch
-runs work without keys or network. Runs until Ctrl-C.
+generateContent, Perplexity and OpenRouter chat completions, Anthropic Messages), with
+synthesised grounded answers (or recorded ones with --replay) and optional faults, so the
+router, the demo and batch runs work without keys or network. Runs until Ctrl-C.
 
 fault specs: KIND[:ARG][*COUNT][@API], e.g. 429:2*1 (one 429 with Retry-After: 2, then
 success), 500@vertex (Vertex requests only), or rates SPEC=RATE,... (e.g.
-429*1=0.1,500=0.05), chosen per request text. Kinds: 429 500 503 400 401 delay hang drop
-truncate non_json html no_search no_citations empty_grounding.
+429*1=0.1,500=0.05), chosen per request text.
+Kinds: 429 500 503 529 400 401 delay hang drop truncate non_json html no_search no_citations
+empty_grounding trickle_headers trickle_body trickle_chunks continue_flood.
+APIs: openai vertex gemini perplexity openrouter anthropic.
 A request can also pick its own fault with the X-Emulator-Fault header or a
 [[emulator:fault=SPEC]] directive in its prompt."""
 

@@ -1,7 +1,8 @@
-"""A loopback emulator of the OpenAI Responses API, Vertex AI ``generateContent`` and the
-Anthropic Messages API.
+"""A loopback emulator of the providers' APIs: the OpenAI Responses API, ``generateContent`` of
+Vertex AI and the Gemini API, Perplexity's and OpenRouter's chat completions, and the Anthropic
+Messages API.
 
-It speaks the three wire protocols on 127.0.0.1 so the real ``openai``, ``google-genai`` and
+It speaks their wire protocols on 127.0.0.1 so the real ``openai``, ``google-genai`` and
 ``anthropic`` clients run end to end without keys or network::
 
     with Emulator(latency_s=0.05) as emulator:
@@ -11,13 +12,15 @@ It speaks the three wire protocols on 127.0.0.1 so the real ``openai``, ``google
                      http_options=types.HttpOptions(base_url=emulator.vertex_base_url))
         anthropic.Anthropic(base_url=emulator.anthropic_base_url, api_key="test")
 
-Endpoints: ``POST /v1/responses`` (JSON, or SSE when ``stream`` is true) and
+Endpoints: ``POST /v1/responses`` (JSON, or SSE when ``stream`` is true);
 ``POST /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`` and
-``:streamGenerateContent`` (``?alt=sse`` for SSE), and ``POST /v1/messages`` (JSON, or SSE
-when ``stream`` is true). Answers come from a small scenario
-catalogue, or a deterministic fallback for any other text (same text, same answer), and carry
-the quirks of the real services (see ``openai_responses``, ``vertex`` and
-``anthropic_messages``). With ``replay=DIR``
+``:streamGenerateContent`` (``?alt=sse`` for SSE), and the Gemini API's
+``POST /v1beta/models/{m}:generateContent`` (or ``/v1/models/...``) and its stream;
+``POST /chat/completions`` (Perplexity) and ``POST /api/v1/chat/completions`` (OpenRouter),
+JSON or SSE; and ``POST /v1/messages`` (JSON, or SSE when ``stream`` is true). Answers come
+from a small scenario catalogue, or a deterministic fallback for any other text (same text, same
+answer), and carry the quirks of the real services (see ``openai_responses``, ``vertex``,
+``gemini``, ``perplexity``, ``openrouter`` and ``anthropic_messages``). With ``replay=DIR``
 recorded bodies are served verbatim instead; :meth:`Emulator.enqueue_reply` serves one given
 body to the next request on an API. ``latency_s`` runs from a request's arrival to its reply
 and includes the synthesis, as a real service's latency includes its compute.

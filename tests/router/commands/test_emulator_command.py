@@ -9,11 +9,14 @@ import subprocess
 import sys
 import urllib.request
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from router.cli import build_parser, main
 from router.commands import emulator as command
+from router.emulator.faults import FAULT_KINDS
+from router.emulator.wire import Api
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -53,6 +56,16 @@ def test_announcement_names_both_endpoints(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert re.search(r"OpenAI Responses : http://127\.0\.0\.1:\d+/v1\n", out)
     assert "GROUNDING_ROUTER_VERTEX_BASE_URL=http://127.0.0.1:" in out
+
+
+def test_help_names_every_fault_kind_and_api(capsys: pytest.CaptureFixture[str]) -> None:
+    """--help lists what a fault spec may name; the text is static so the CLI starts light."""
+    with pytest.raises(SystemExit):
+        main(["emulator", "--help"])
+    words = set(re.findall(r"[a-z_0-9]+", capsys.readouterr().out.replace("\n", " ")))
+    assert set(FAULT_KINDS) - words == set()
+    assert set(get_args(Api)) - words == set()
+    assert "Anthropic Messages" in command._DESCRIPTION
 
 
 @pytest.mark.parametrize(
