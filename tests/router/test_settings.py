@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from pydantic import AliasChoices
+from pydantic.fields import FieldInfo
 
-from router.settings import RouterSettings
+from router.settings import ENV_PREFIX, RouterSettings
 
 
 def test_defaults_without_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,3 +96,30 @@ def test_gemini_key_names_follow_google_genai(monkeypatch: pytest.MonkeyPatch) -
     assert settings.gemini_api_key.get_secret_value() == "google-key-0123456789"
     assert "google-key-0123456789" in settings.secret_values()
     assert settings.gemini_api_version == "v1beta"
+
+
+def _documented_names() -> set[str]:
+    """The variables the README's Configuration table lists (its first column)."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (`[^|]+`) \|", table, flags=re.MULTILINE)
+    return {name for row in rows for name in re.findall(r"`([A-Z_<>]+)`", row)}
+
+
+def _variable(name: str, field: FieldInfo) -> str:
+    """A setting's variable as the README names it: its customary name, else the prefixed one;
+    the per-vendor default models share one row."""
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    if name.startswith("default_model_"):
+        return f"{ENV_PREFIX}DEFAULT_MODEL_<VENDOR>"
+    return f"{ENV_PREFIX}{name.upper()}"
+
+
+def test_the_readme_table_lists_every_setting_and_no_other() -> None:
+    """Each setting has its row in the README's Configuration table, and each row a setting."""
+    variables = {_variable(name, field) for name, field in RouterSettings.model_fields.items()}
+    documented = _documented_names()
+    assert variables - documented == set()
+    assert documented - variables == {"GEMINI_API_KEY"}  # the second name of the Gemini key
