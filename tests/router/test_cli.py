@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
+import shlex
+from pathlib import Path
 
 import pytest
 
-from router.cli import main
+from router.cli import build_parser, main
 from router.emulator import Emulator
 
+ROOT = Path(__file__).resolve().parents[2]
 SUBCOMMANDS = ["demo", "route", "extract", "compare", "batch", "als", "emulator", "providers"]
 # Each subcommand with the arguments it cannot do without.
 MINIMAL_ARGV = {
@@ -126,3 +131,43 @@ def test_debug_route_example_of_the_readme_runs(
     assert code == 0, err
     events = [json.loads(line)["event"] for line in err.splitlines()]
     assert "citation_domain_derived" in events
+
+
+def _command_lines(text: str) -> list[str]:
+    """The lines of a text that run ``grounding-router``, continuations joined, and comments,
+    redirections, optional ``[...]`` flags and trailing ``(...)`` remarks dropped."""
+    lines = []
+    for line in re.sub(r"\\\n\s*", " ", text).splitlines():
+        if not line.lstrip().startswith("grounding-router "):
+            continue
+        command = re.split(r"\s{2,}[#(]|\s+#\s|\s[>|]\s", line.strip())[0]
+        lines.append(re.sub(r"\s\[[^\]]*\]", "", command).strip())
+    return lines
+
+
+def _documented_examples() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```(?:sh|bash)\n(.*?)^```$", readme, flags=re.MULTILINE | re.DOTALL)
+    helps = [parser.description or "" for parser in _subparsers().values()]
+    lines = [line for text in [*blocks, *helps] for line in _command_lines(text)]
+    return list(dict.fromkeys(lines))
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    actions = build_parser()._subparsers
+    assert actions is not None
+    chooser = next(a for a in actions._group_actions if isinstance(a, argparse._SubParsersAction))
+    return dict(chooser.choices)
+
+
+def test_documented_examples_are_found() -> None:
+    """The README's and each --help's examples are collected (a guard on the parsing below)."""
+    examples = _documented_examples()
+    assert len(examples) >= 30
+    assert {example.split()[1] for example in examples} >= set(SUBCOMMANDS) - {"demo"}
+
+
+@pytest.mark.parametrize("example", _documented_examples())
+def test_documented_example_parses(example: str) -> None:
+    """Every command line the README or a --help shows is accepted by the parser as written."""
+    build_parser().parse_args(shlex.split(example)[1:])
