@@ -13,8 +13,18 @@ from adapters.base import Adapter
 from adapters.registry import PROVIDERS, ProviderRow, provider, vendors
 from router.errors import RequestValidationError
 from router.types import LLMRequest, Vendor
+from support.settings_names import setting_variables
 
 ROWS = list(PROVIDERS.values())
+# The settings of one provider, by the prefix of their names (``providers`` lists them).
+SETTING_PREFIXES = {
+    "openai": ("openai_",),
+    "vertex": ("vertex_", "google_cloud_"),
+    "gemini": ("gemini_",),
+    "perplexity": ("perplexity_",),
+    "openrouter": ("openrouter_",),
+    "anthropic": ("anthropic_",),
+}
 ADAPTER_METHODS = [
     name for name, member in vars(Adapter).items() if callable(member) and not name.startswith("_")
 ]
@@ -55,6 +65,20 @@ def test_each_row_states_its_capabilities(row: ProviderRow) -> None:
     assert row.default_model.strip()
     assert row.settings
     assert row.adapter_path.startswith("adapters.")
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.vendor)
+def test_each_row_lists_every_setting_of_its_provider(row: ProviderRow) -> None:
+    """`grounding-router providers` names each setting the provider reads, and nothing else."""
+    own = {
+        name: variables
+        for name, variables in setting_variables().items()
+        if name.startswith(SETTING_PREFIXES[row.vendor])
+    }
+    assert own
+    assert [name for name, variables in own.items() if variables[0] not in row.settings] == []
+    known = {variable for variables in own.values() for variable in variables}
+    assert set(row.settings) - known == set()
 
 
 def test_an_unknown_vendor_is_a_request_error_naming_the_known_ones() -> None:

@@ -6,10 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from pydantic import AliasChoices
-from pydantic.fields import FieldInfo
 
 from router.settings import ENV_PREFIX, RouterSettings
+from support.settings_names import setting_variables
 
 
 def test_defaults_without_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,20 +105,17 @@ def _documented_names() -> set[str]:
     return {name for row in rows for name in re.findall(r"`([A-Z_<>]+)`", row)}
 
 
-def _variable(name: str, field: FieldInfo) -> str:
-    """A setting's variable as the README names it: its customary name, else the prefixed one;
-    the per-vendor default models share one row."""
-    alias = field.validation_alias
-    if isinstance(alias, AliasChoices):
-        return str(alias.choices[0])
-    if name.startswith("default_model_"):
+def _readme_row(setting: str, variables: tuple[str, ...]) -> str:
+    """The variable a setting's README row names: its first; the per-vendor default models
+    share one row."""
+    if setting.startswith("default_model_"):
         return f"{ENV_PREFIX}DEFAULT_MODEL_<VENDOR>"
-    return f"{ENV_PREFIX}{name.upper()}"
+    return variables[0]
 
 
 def test_the_readme_table_lists_every_setting_and_no_other() -> None:
     """Each setting has its row in the README's Configuration table, and each row a setting."""
-    variables = {_variable(name, field) for name, field in RouterSettings.model_fields.items()}
+    variables = {_readme_row(name, names) for name, names in setting_variables().items()}
     documented = _documented_names()
     assert variables - documented == set()
     assert documented - variables == {"GEMINI_API_KEY"}  # the second name of the Gemini key
