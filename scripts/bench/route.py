@@ -101,12 +101,14 @@ def report(vendor: str, mode: str, figures: dict[str, Figures]) -> bool:
         )
     # The target figure pairs the two ways round by round (each round times every way on the
     # same requests, close together), so load that changes between rounds cancels out.
-    paired = median(
+    ratios = [
         mine.cpu_us / theirs.cpu_us
         for mine, theirs in zip(figures[routed].rounds, figures[fastest_name].rounds, strict=True)
-    )
+    ]
+    paired = median(ratios)
     print(
         f"{vendor:10} {mode:5} {routed} / fastest raw SDK, median of per-round ratios: {paired:.2f}"
+        f" (rounds: {' '.join(f'{ratio:.2f}' for ratio in ratios)})"
     )
     return target(
         f"route: {vendor} {routed} CPU per call / fastest raw SDK ({mode})", paired, TARGET
