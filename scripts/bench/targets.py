@@ -2,6 +2,8 @@
 
 Each bench prints its own tables, then one ``target |`` line per target it measured:
 ``target | <what> | <figure> | <limit> | met`` (or ``MISSED``) ``| load <1-minute average>``.
+A ``bound |`` line, of the same form, states the least a targeted figure could reach as the
+code is built (``within`` or ``above`` the limit); the summary shows bounds apart from targets.
 ``scripts/bench/run_all.py`` runs every bench and puts those lines together in one table. The
 machine's load goes with every table and every target line, as the figures mean little without
 it on a shared machine.
@@ -13,9 +15,10 @@ import os
 import statistics
 from collections.abc import Iterable
 
-__all__ = ["PREFIX", "load_line", "median", "state", "target"]
+__all__ = ["BOUND_PREFIX", "PREFIX", "bound", "load_line", "median", "state", "target"]
 
 PREFIX = "target | "
+BOUND_PREFIX = "bound | "
 
 
 def target(what: str, figure: float, limit: float, unit: str = "x") -> bool:
@@ -29,6 +32,16 @@ def state(what: str, figure: str, limit: str, met: bool) -> bool:
     load = os.getloadavg()[0]
     print(f"{PREFIX}{what} | {figure} | {limit} | {verdict} | load {load:.2f}", flush=True)
     return met
+
+
+def bound(what: str, figure: float, limit: float, unit: str = "x") -> None:
+    """Print a bound line: the least a figure with a target could reach as the code is built
+    (its wrapper kept, its rules dropped, say), beside that target's limit. Not a target: the
+    summary lists bounds apart, so a reader sees when a limit is out of any tuning's reach."""
+    verdict = "within" if figure <= limit else "above"
+    load = os.getloadavg()[0]
+    fields = (what, f"{figure:.3g}{unit}", f"{limit:g}{unit}", verdict, f"load {load:.2f}")
+    print(BOUND_PREFIX + " | ".join(fields), flush=True)
 
 
 def load_line() -> str:
