@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import string
 import subprocess
 import sys
 import textwrap
@@ -22,6 +23,7 @@ from structlog.testing import capture_logs
 from router.settings import RouterSettings
 from router.types import LLMResponse
 from support.secret_watch import (
+    RUN_CHARS,
     SENTINEL_OPENAI_KEY,
     SENTINEL_VERTEX_TOKEN,
     SENTINELS,
@@ -89,6 +91,18 @@ def test_detector_passes_redacted_text() -> None:
 def test_detector_passes_seven_characters_of_a_secret() -> None:
     """Runs shorter than 8 characters are not a leak (they occur by chance)."""
     assert sentinel_findings(f"…{SENTINEL_OPENAI_KEY[-7:]}") == []
+
+
+def test_no_run_of_a_sentinel_can_occur_in_a_random_hex_id() -> None:
+    """The emulator's ids are random hex (``resp_`` and 50 digits): a run of a sentinel that was
+    all hex would turn up in one by chance now and then and fail an innocent test as a leak."""
+    hex_digits = set(string.hexdigits)
+    for sentinel in SENTINELS:
+        random_part = sentinel.rpartition("SENTINEL-")[2]
+        runs = [random_part[i : i + RUN_CHARS] for i in range(len(random_part) - RUN_CHARS + 1)]
+        assert runs
+        assert all(set(run) - hex_digits for run in runs), sentinel
+        assert sentinel_findings(f"resp_{random_part.encode().hex()}") == []
 
 
 _LEAKY_TESTS = """

@@ -45,12 +45,16 @@ __all__ = [
     "vendor_sentinel",
 ]
 
-_OPENAI_CORE = "7c1e0f5a9b3d4e26a8f1"
-_VERTEX_CORE = "4b9e2d7a1c6f0e38d5a2"
-_GEMINI_CORE = "9d3f6a1e8b2c7e40f5b6"
-_PERPLEXITY_CORE = "2e8c5b0f7a4d1e93c6b8"
-_OPENROUTER_CORE = "6f1a9c3e5b7d2084e1a7"
-_ANTHROPIC_CORE = "9d3a6e1f0b7c2d48e5f6"
+# Random characters with a letter past "f" at least every seven places, so that no 8-character
+# run of a core is hex: the emulator's ids are random hex (OpenAI-style ``resp_`` and ``ws_`` ids,
+# OpenRouter's ``gen-`` ids), and an all-hex run turned up in one by chance once in a while
+# (about 8e-7 per 50-digit id), failing an innocent test as a leak.
+_OPENAI_CORE = "7c1k0f5a9bqd4e26awf1"
+_VERTEX_CORE = "4b9m2d7a1crf0e38dta2"
+_GEMINI_CORE = "9d3n6a1e8bvc7e40fxb6"
+_PERPLEXITY_CORE = "2e8g5b0f7asd1e93chb8"
+_OPENROUTER_CORE = "6f1j9c3e5bpd2084eua7"
+_ANTHROPIC_CORE = "9d3y6e1f0bzc2d48ekf6"
 SENTINEL_OPENAI_KEY = f"sk-SENTINEL-{_OPENAI_CORE}"
 SENTINEL_VERTEX_TOKEN = f"vertex-SENTINEL-{_VERTEX_CORE}"
 SENTINEL_GEMINI_KEY = f"AIzaSENTINEL-{_GEMINI_CORE}"
@@ -92,8 +96,8 @@ def _spellings(text: str) -> tuple[str, ...]:
 
 # Any 8 characters in a row of a core count too, in every spelling: a secret cut short by a
 # message limit, masked the way OpenAI masks keys (prefix and last characters kept), or
-# percent-encoded or JSON-escaped by a proxy, still leaks. (The cores are random hex, so the
-# runs and their spellings occur nowhere by chance.)
+# percent-encoded or JSON-escaped by a proxy, still leaks. (No run of a core is hex, and the ids
+# and tokens that are not hex are far too random to hold one by chance.)
 _MARKERS = tuple(
     dict.fromkeys(
         spelling
