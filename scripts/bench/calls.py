@@ -26,7 +26,15 @@ from targets import median
 
 from router.types import LLMRequest
 
-__all__ = ["Figures", "Timing", "async_rounds", "question", "requests_for", "sync_rounds"]
+__all__ = [
+    "Figures",
+    "Timing",
+    "async_rounds",
+    "per_round",
+    "question",
+    "requests_for",
+    "sync_rounds",
+]
 
 SyncCall = Callable[[LLMRequest], Any]
 AsyncCall = Callable[[LLMRequest], Awaitable[Any]]
@@ -45,6 +53,17 @@ class Figures(NamedTuple):
     cpu_us: float
     wall_ms: float
     rounds: list[Timing]
+
+
+def per_round(
+    mine: Figures, theirs: Figures, compare: Callable[[float, float], float]
+) -> list[float]:
+    """``compare(mine, theirs)`` of the CPU µs per call in each round: two ways timed on the
+    same requests close together, so load that changes between rounds cancels out."""
+    return [
+        compare(one.cpu_us, other.cpu_us)
+        for one, other in zip(mine.rounds, theirs.rounds, strict=True)
+    ]
 
 
 def question(number: int) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import operator
 import statistics
 import subprocess
 import sys
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the test suite
 
 from baselines import async_raw, covered, sync_raw  # noqa: E402
-from calls import Figures, async_rounds, requests_for, sync_rounds  # noqa: E402
+from calls import Figures, async_rounds, per_round, requests_for, sync_rounds  # noqa: E402
 from targets import load_line, median, target  # noqa: E402
 
 from adapters.registry import provider, vendors  # noqa: E402
@@ -99,12 +100,8 @@ def report(vendor: str, mode: str, figures: dict[str, Figures]) -> bool:
             f"{figure.cpu_us / floor:8.2f} {figure.cpu_us / default:10.2f} "
             f"{figure.cpu_us / fastest:10.2f}"
         )
-    # The target figure pairs the two ways round by round (each round times every way on the
-    # same requests, close together), so load that changes between rounds cancels out.
-    ratios = [
-        mine.cpu_us / theirs.cpu_us
-        for mine, theirs in zip(figures[routed].rounds, figures[fastest_name].rounds, strict=True)
-    ]
+    # The target figure pairs the two ways round by round (see calls.per_round).
+    ratios = per_round(figures[routed], figures[fastest_name], operator.truediv)
     paired = median(ratios)
     print(
         f"{vendor:10} {mode:5} {routed} / fastest raw SDK, median of per-round ratios: {paired:.2f}"

@@ -30,6 +30,7 @@ fastest raw SDK, the least this router could reach if every citation rule cost n
 from __future__ import annotations
 
 import argparse
+import operator
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the test suite
 
 from baselines import sync_raw  # noqa: E402
-from calls import Figures, requests_for, sync_rounds  # noqa: E402
+from calls import Figures, per_round, requests_for, sync_rounds  # noqa: E402
 from extract_floor import FLOORS  # noqa: E402
 from targets import bound, load_line, median  # noqa: E402
 
@@ -149,13 +150,15 @@ def bench(
     way = next(name for name in RAW_WAYS if name in raw.calls)
     send = raw.calls[way]
     model = provider(vendor).default_model
-    raw.check(requests_for(vendor, model, 1)[0])
+    first = requests_for(vendor, model, 1)[0]
+    raw.check(first)
     shape = SHAPES[vendor]
-    answer = answer_text(shape, send(requests_for(vendor, model, 1)[0]))
+    answer = answer_text(shape, send(first))
+    one: Citation = {**ONE_CITATION, "provider": vendor}
     replies: dict[str, Reply] = {
-        WRAPPER: sent(send, shape, lambda _body: [ONE_CITATION]),
+        WRAPPER: sent(send, shape, lambda _body: [one]),
         FLOORED: sent(send, shape, FLOORS[shape]),
-        CANNED: lambda _request: bare_result(answer, [ONE_CITATION]),
+        CANNED: lambda _request: bare_result(answer, [one]),
     }
     with ExitStack() as routers:
         variants: dict[str, Callable[[LLMRequest], Any]] = {FASTEST: send}
@@ -182,8 +185,7 @@ def report(vendor: str, way: str, figures: dict[str, Figures]) -> None:
 
     def added(name: str) -> float:
         """µs over the fastest raw way, the median of the per-round differences."""
-        pairs = zip(figures[name].rounds, fastest.rounds, strict=True)
-        return median(mine.cpu_us - theirs.cpu_us for mine, theirs in pairs)
+        return median(per_round(figures[name], fastest, operator.sub))
 
     wrapper, floored, routed = added(WRAPPER), added(FLOORED), added(ROUTED)
     budget = fastest.cpu_us * (ROUTE_TARGET - 1)
@@ -193,13 +195,9 @@ def report(vendor: str, way: str, figures: dict[str, Figures]) -> None:
         f"extraction {floored - wrapper:.0f} µs more, the adapter's HTTP stack and citation "
         f"rules {routed - floored:.0f} µs more: {routed:.0f} µs in all"
     )
-    floored_ratio = median(
-        mine.cpu_us / theirs.cpu_us
-        for mine, theirs in zip(figures[FLOORED].rounds, fastest.rounds, strict=True)
-    )
     bound(
         f"route_budget: {vendor} route() with floor extraction / fastest raw SDK (sync)",
-        floored_ratio,
+        median(per_round(figures[FLOORED], fastest, operator.truediv)),
         ROUTE_TARGET,
     )
 

@@ -23,14 +23,12 @@ BOUND_PREFIX = "bound | "
 
 def target(what: str, figure: float, limit: float, unit: str = "x") -> bool:
     """Print the target line of ``what`` (met when ``figure`` is at most ``limit``)."""
-    return state(what, f"{figure:.3g}{unit}", f"<= {limit:g}{unit}", figure <= limit)
+    return state(what, _shown(figure, unit), f"<= {limit:g}{unit}", figure <= limit)
 
 
 def state(what: str, figure: str, limit: str, met: bool) -> bool:
     """Print a target line whose figure is not a single number (a count, a yes or no)."""
-    verdict = "met" if met else "MISSED"
-    load = os.getloadavg()[0]
-    print(f"{PREFIX}{what} | {figure} | {limit} | {verdict} | load {load:.2f}", flush=True)
+    _print_line(PREFIX, what, figure, limit, "met" if met else "MISSED")
     return met
 
 
@@ -39,9 +37,17 @@ def bound(what: str, figure: float, limit: float, unit: str = "x") -> None:
     (its wrapper kept, its rules dropped, say), beside that target's limit. Not a target: the
     summary lists bounds apart, so a reader sees when a limit is out of any tuning's reach."""
     verdict = "within" if figure <= limit else "above"
+    _print_line(BOUND_PREFIX, what, _shown(figure, unit), f"{limit:g}{unit}", verdict)
+
+
+def _shown(figure: float, unit: str) -> str:
+    # Four significant digits: with three, 3.004 showed as "3x" beside a limit of 3x, MISSED.
+    return f"{figure:.4g}{unit}"
+
+
+def _print_line(prefix: str, what: str, figure: str, limit: str, verdict: str) -> None:
     load = os.getloadavg()[0]
-    fields = (what, f"{figure:.3g}{unit}", f"{limit:g}{unit}", verdict, f"load {load:.2f}")
-    print(BOUND_PREFIX + " | ".join(fields), flush=True)
+    print(f"{prefix}{what} | {figure} | {limit} | {verdict} | load {load:.2f}", flush=True)
 
 
 def load_line() -> str:
