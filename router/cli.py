@@ -92,8 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         debug_grounding=args.settings.debug_grounding,
     )
     run: Callable[[argparse.Namespace], int] = args.run
-    for secret in args.settings.secret_values():
-        register_secret(secret)
+    for name, secret in args.settings.named_secrets().items():
+        register_secret(secret, name=name)
     # Everything printed, results, logs and errors, passes the one redaction on its way out;
     # stdout carries answers, so only the configured secrets are cut there, not secret shapes.
     stdout, stderr = sys.stdout, sys.stderr

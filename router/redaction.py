@@ -4,14 +4,27 @@ Error messages and fields (``RouterError`` redacts whatever is assigned to it), 
 log events (``router.logging.redact_secrets``), batch rows (``router.batch.output``) and
 everything the command line prints (``router.cli`` wraps stdout and stderr) go through it.
 
-It removes every configured secret (``register_secret``: API keys and tokens from the
-settings) and every run of 8 or more characters of one, so a secret cut short by a provider's
-message limit, or masked the way OpenAI masks keys, is caught as well as a whole one; each run
-is matched as written, percent-encoded (as URL encoders write it, or every byte) and
-JSON-escaped (``\\u`` escapes). Secret shapes that need no registration (OpenAI keys, Google
-API keys and OAuth tokens, bearer tokens, Authorization headers) are removed too. Matching the
-runs is one pass of an Aho-Corasick automaton (ahocorasick-rs), so a 20 MB batch row costs
-tens of milliseconds, not seconds.
+Configured secrets (``register_secret``: API keys and tokens from the settings) are of two
+kinds, and the kind decides where they are looked for:
+
+- A *strong* secret (:func:`is_strong_secret`: at least 16 characters and 3 bits of entropy per
+  character, as real keys and tokens have) is removed everywhere, provider content included,
+  and so is every run of 8 or more characters of it, so a secret cut short by a provider's
+  message limit, or masked the way OpenAI masks keys, is caught as well as a whole one. No
+  ordinary text holds such a run by chance.
+- A *weak* one (``test``, ``dummy``, a short or repetitive value) is an ordinary word that
+  answers, search queries and Vertex's Search Suggestions HTML may hold on their own account.
+  Rewriting those would corrupt the caller's data, so a weak secret is removed only where
+  secrets travel (error messages, log events, headers, URLs: every call without
+  ``shapes=False``), and only as a whole token, never inside a longer word.
+  :func:`register_secret` says once, through the ``router.redaction`` logger, which setting
+  holds one.
+
+Each value or run is matched as written, percent-encoded (as URL encoders write it, or every
+byte) and JSON-escaped (``\\u`` escapes). Secret shapes that need no registration (OpenAI keys,
+Google API keys and OAuth tokens, bearer tokens, Authorization headers) are removed too, except
+from provider content. Matching the runs is one pass of an Aho-Corasick automaton
+(ahocorasick-rs), so a 20 MB batch row costs tens of milliseconds, not seconds.
 
 This module imports nothing from the router, so the error tree can use it.
 """
@@ -19,8 +32,11 @@ This module imports nothing from the router, so the error tree can use it.
 from __future__ import annotations
 
 import json
+import logging
+import math
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -29,6 +45,7 @@ __all__ = [
     "REDACTED",
     "RUN_CHARS",
     "RedactingStream",
+    "is_strong_secret",
     "redact_text",
     "redacted_prefix",
     "register_secret",
@@ -43,6 +60,14 @@ RUN_CHARS = 8
 # of it (API keys and tokens are a few hundred characters at most), so redaction sees all of it.
 _SECRET_WINDOW = 1_024
 _MIN_SECRET_CHARS = 4
+
+STRONG_SECRET_CHARS = 16
+"""A secret shorter than this is weak: redacted only where secrets travel, as a whole token."""
+
+STRONG_SECRET_BITS_PER_CHAR = 3.0
+"""A secret with less entropy per character than this (``testtesttesttest``) is weak too."""
+
+_log = logging.getLogger(__name__)
 
 # Secret shapes inside free text: OpenAI keys, Google API keys and OAuth tokens, bearer tokens
 # and Authorization header lines.
@@ -80,20 +105,44 @@ def _json_escaped(text: str) -> str:
     return json.dumps(text)[1:-1]
 
 
+def is_strong_secret(value: str) -> bool:
+    """Whether ``value`` is long and random enough that no ordinary text holds a run of it.
+
+    Shannon entropy of its characters: a random base-62 key of 16 characters has about 3.8 bits
+    a character, ``testtesttesttest`` 2, an English word of 16 letters about 3.3 but fewer than
+    16 letters in practice.
+    """
+    if len(value) < STRONG_SECRET_CHARS:
+        return False
+    counts = Counter(value)
+    length = len(value)
+    bits = -sum(n / length * math.log2(n / length) for n in counts.values())
+    return bits >= STRONG_SECRET_BITS_PER_CHAR
+
+
 class _SecretRegistry:
-    """Registered secrets and one automaton over every spelling of every run of them."""
+    """Registered secrets: one automaton over every spelling of every run of the strong ones,
+    one pattern over every spelling of the weak ones, whole."""
 
     def __init__(self) -> None:
-        self._values: set[str] = set()
+        self._strong: set[str] = set()
+        self._weak: set[str] = set()
         self._lock = threading.Lock()
         self.matcher: Any = None
+        self.weak_pattern: re.Pattern[str] | None = None
 
-    def add(self, value: str) -> None:
+    def add(self, value: str) -> bool:
+        """Register ``value``; True when it is new and weak (the caller says so once)."""
         with self._lock:
-            if value in self._values:
-                return
-            self._values.add(value)
-            self.matcher = _automaton(self._values)
+            if value in self._strong or value in self._weak:
+                return False
+            if is_strong_secret(value):
+                self._strong.add(value)
+                self.matcher = _automaton(self._strong)
+                return False
+            self._weak.add(value)
+            self.weak_pattern = _whole_tokens(self._weak)
+            return True
 
 
 def _automaton(secrets: set[str]) -> Any:
@@ -101,23 +150,35 @@ def _automaton(secrets: set[str]) -> Any:
 
     needles: set[str] = set()
     for secret in secrets:
-        pieces = (
-            [secret]
-            if len(secret) < RUN_CHARS
-            else [secret[i : i + RUN_CHARS] for i in range(len(secret) - RUN_CHARS + 1)]
-        )
-        for piece in pieces:
+        for piece in (secret[i : i + RUN_CHARS] for i in range(len(secret) - RUN_CHARS + 1)):
             needles.update(_encodings(piece))
     return ahocorasick_rs.AhoCorasick(sorted(needles))
+
+
+def _whole_tokens(secrets: set[str]) -> re.Pattern[str]:
+    """Every spelling of every weak secret, matched only where no letter or digit touches it."""
+    spellings = {spelling for secret in secrets for spelling in _encodings(secret)}
+    alternatives = "|".join(re.escape(s) for s in sorted(spellings, key=len, reverse=True))
+    return re.compile(rf"(?<![0-9A-Za-z_])(?:{alternatives})(?![0-9A-Za-z_])")
 
 
 _registry = _SecretRegistry()
 
 
-def register_secret(value: str | None) -> None:
-    """Redact this value, and every run of 8 characters of it, wherever it appears from now on."""
-    if value and len(value) >= _MIN_SECRET_CHARS:
-        _registry.add(value)
+def register_secret(value: str | None, *, name: str | None = None) -> None:
+    """Redact this value from now on: everywhere when strong, only where secrets travel when weak.
+
+    ``name`` (the setting that holds it) is what the one warning about a weak secret names; the
+    value itself is never logged.
+    """
+    if value and len(value) >= _MIN_SECRET_CHARS and _registry.add(value):
+        _log.warning(
+            "weak_secret: %s is too short or too simple to tell from ordinary text; it is "
+            "redacted from errors, logs, headers and URLs, but not from answers, which may "
+            "hold the same word. Use a real key, or the emulator's (`grounding-router "
+            "emulator` prints them).",
+            name or "a configured secret",
+        )
 
 
 def _spans(matches: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
@@ -133,31 +194,40 @@ def _spans(matches: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
 
 
 def redact_text(text: str, *, shapes: bool = True) -> str:
-    """``text`` with every known secret, every run of one, and every secret shape removed.
+    """``text`` with every known secret, every run of a strong one, and every secret shape removed.
 
-    ``shapes=False`` removes only the configured secrets: for provider text passed on whole
-    (batch rows, printed responses), where an answer may quote an example key or header.
+    ``shapes=False`` is for provider content passed on whole (answers, batch rows, printed
+    responses, span attributes): only strong secrets and their runs are removed there, since an
+    answer may quote an example key or header, or hold a weak secret's word on its own account.
     """
     matcher = _registry.matcher
     if matcher is not None and text:
-        try:
-            matches = matcher.find_matches_as_indexes(text, overlapping=True)
-        except UnicodeEncodeError:  # lone surrogates: matched on a copy, one code point for one
-            matchable = _LONE_SURROGATE.sub("\ufffd", text)
-            matches = matcher.find_matches_as_indexes(matchable, overlapping=True)
-        if matches:
-            pieces: list[str] = []
-            position = 0
-            for start, end in _spans(matches):
-                pieces.append(text[position:start])
-                pieces.append(REDACTED)
-                position = end
-            pieces.append(text[position:])
-            text = "".join(pieces)
+        text = _without_runs(matcher, text)
     if shapes:
+        weak = _registry.weak_pattern
+        if weak is not None:
+            text = weak.sub(REDACTED, text)
         for secret_shape, replacement in _SECRET_PATTERNS:
             text = secret_shape.sub(replacement, text)
     return text
+
+
+def _without_runs(matcher: Any, text: str) -> str:
+    try:
+        matches = matcher.find_matches_as_indexes(text, overlapping=True)
+    except UnicodeEncodeError:  # lone surrogates: matched on a copy, one code point for one
+        matchable = _LONE_SURROGATE.sub("\ufffd", text)
+        matches = matcher.find_matches_as_indexes(matchable, overlapping=True)
+    if not matches:
+        return text
+    pieces: list[str] = []
+    position = 0
+    for start, end in _spans(matches):
+        pieces.append(text[position:start])
+        pieces.append(REDACTED)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def redacted_prefix(text: str, limit: int) -> str:

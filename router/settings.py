@@ -162,12 +162,21 @@ class RouterSettings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """The secrets these settings hold, for the log redaction processor."""
-        secrets = (
-            self.openai_api_key,
-            self.vertex_access_token,
-            self.gemini_api_key,
-            self.perplexity_api_key,
-            self.openrouter_api_key,
-            self.anthropic_api_key,
+        return list(self.named_secrets().values())
+
+    def named_secrets(self) -> dict[str, str]:
+        """The secrets these settings hold, by the name of the setting that holds each."""
+        fields = (
+            "openai_api_key",
+            "vertex_access_token",
+            "gemini_api_key",
+            "perplexity_api_key",
+            "openrouter_api_key",
+            "anthropic_api_key",
         )
-        return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]
+        named: dict[str, str] = {}
+        for field in fields:
+            secret = getattr(self, field)
+            if secret is not None and secret.get_secret_value():
+                named[field.upper()] = secret.get_secret_value()
+        return named

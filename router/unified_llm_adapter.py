@@ -19,8 +19,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-import structlog
-
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
 from adapters.registry import check_request, provider
 from router.assemble import assemble_response
@@ -40,7 +38,7 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
-from router.logging import CallLogContext, grounding_debug_enabled, register_secret
+from router.logging import CallLogContext, get_logger, grounding_debug_enabled, register_secret
 from router.nesting import nesting_depth
 from router.pricing import Metered, PriceBook
 from router.retry import AsyncSleep, RetryPolicy, Sleep
@@ -66,7 +64,7 @@ __all__ = [
 RequestInput = LLMRequest | Mapping[str, Any]
 T = TypeVar("T")
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def as_request(request: RequestInput) -> LLMRequest:
@@ -116,8 +114,8 @@ class UnifiedLLMAdapter:
         self.prices = prices if prices is not None else PriceBook.load(self.settings.prices)
         self._resolver = resolver
         self.tracing = Tracing(self.settings, tracer_provider)
-        for secret in self.settings.secret_values():
-            register_secret(secret)
+        for name, secret in self.settings.named_secrets().items():
+            register_secret(secret, name=name)
 
     @classmethod
     def from_env(cls, **options: Any) -> Self:

@@ -13,7 +13,6 @@ import asyncio
 from typing import Any
 
 import pyarrow as pa
-import structlog
 
 from router.batch.fanout_lines import request_row, request_vendors
 from router.batch.output import error_row, line_bytes, row_text, unexpected_error
@@ -30,13 +29,14 @@ from router.batch.ray_engine.blocks import (
     encode_facts,
 )
 from router.batch.stats import row_facts
+from router.logging import get_logger
 from router.redaction import register_secret
 from router.settings import RouterSettings
 from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = ["RouteRows"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # (request_id, row line, facts) of one finished row, as its columns hold them.
 _Finished = tuple[bytes, bytes, bytes]
@@ -52,8 +52,10 @@ class RouteRows:
         self, settings: RouterSettings, *, concurrency: int, rate_limits: Any | None = None
     ) -> None:
         self._settings = settings
-        for secret in settings.secret_values():
-            register_secret(secret)  # rows leave this process redacted, as the local engine's
+        for name, secret in settings.named_secrets().items():
+            register_secret(
+                secret, name=name
+            )  # rows leave this process redacted, as the local engine's
         self._concurrency = concurrency
         self._rate_limits = rate_limits
         self._router: UnifiedLLMAdapter | None = None
