@@ -32,18 +32,17 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-import structlog
 from pydantic import SecretStr
 
 from adapters.http_clients import async_client_options, sync_client
 from adapters.loop_clients import LoopClients
 from adapters.sdk_errors import ApiService
 from router.errors import ConfigurationError
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 
 __all__ = ["ClientKey", "SdkCalls", "SdkClasses", "Translate", "client_key"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 # What shapes a client: the API key and the base URL (None: the SDK's default endpoint).
 ClientKey = tuple[str, str | None]

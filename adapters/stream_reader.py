@@ -36,16 +36,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import structlog
-
 from adapters.base import AdapterResult, ReplyMapper
 from router.errors import ProviderTransientError, ResponseParseError, RouterError
+from router.logging import get_logger
 from router.stream_events import EventBuffer, StreamEvent
 from router.types import LLMRequest
 
 __all__ = ["StreamReaderBase"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 class StreamReaderBase:

@@ -10,13 +10,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import structlog
-
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 
 __all__ = ["as_dict", "as_mapping", "compact_json"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 def as_mapping(value: object) -> Mapping[str, Any] | None:

@@ -36,8 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from als.als_ambient_utils import (
     cctld_for_country,
     country_tlds,
@@ -53,13 +51,14 @@ from als.cost import SourceCost
 from als.fanout_rows import provider_rows
 from als.overlap import ProviderOverlap
 from router.jsonl import UnreadableLineError, loads, read_lines
+from router.logging import get_logger
 
 __all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
 
 GROUP_KEYS: tuple[str, ...] = ("vendor", "model", "country")
 DEFAULT_GROUP_BY = GROUP_KEYS
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 GroupKey = tuple[tuple[str, str | None], ...]
 

@@ -1,10 +1,19 @@
-"""Logging: structlog set-up for the CLI, forensic grounding events, and secret redaction.
+"""Logging: library events through the standard ``logging`` module, the CLI's set-up, forensic
+grounding events, and secret redaction.
 
-Library modules only emit events (``structlog.get_logger(__name__)``); they never configure
-structlog. The CLI calls :func:`configure_logging`. Applications that configure structlog
-themselves can put :func:`redact_secrets` and :func:`cap_field_sizes` in their processor chain.
-Redaction itself is :mod:`router.redaction` (its names are re-exported here), which every other
-way out of the router uses too.
+The library is quiet unless the application asks it to log, as openai, httpx and anthropic are.
+Library modules emit structlog events through :func:`get_logger`, a structlog logger over the
+standard ``logging`` logger of the module's name (``router.*``, ``adapters.*``, ``als.*``): the
+event is cut to size and redacted, then handed to ``logging`` with the event name and its
+fields in the message (``route_failed vendor='openai' ...``) and the fields themselves in the
+record's ``grounding_router`` attribute, for structured handlers. The packages' top loggers
+carry only a ``NullHandler``, so nothing reaches stdout or stderr until the application
+configures ``logging`` (``logging.basicConfig(level="INFO")`` shows them). Structlog's own
+global configuration is never touched, so an application's structlog set-up stays its own.
+
+The CLI calls :func:`configure_logging`: one handler on stderr for those loggers, console lines
+for people or JSON lines with ``--log-json``. Redaction itself is :mod:`router.redaction` (its
+names are re-exported here), which every other way out of the router uses too.
 
 Forensic events (which metadata source a citation came from, how its domain was derived, what
 was dropped and why) are built only while :func:`grounding_debug_enabled` is true, so they cost
@@ -28,12 +37,14 @@ from router.redaction import REDACTED, redact_text, redacted_prefix, register_se
 from router.terminal import json_for_terminal, terminal_safe_fields
 
 __all__ = [
+    "LIBRARY_LOGGERS",
     "MAX_LOG_FIELD_CHARS",
     "REDACTED",
     "CallLogContext",
     "cap_field_sizes",
     "cli_logging_options",
     "configure_logging",
+    "get_logger",
     "grounding_debug",
     "grounding_debug_enabled",
     "redact_secrets",
@@ -44,6 +55,15 @@ __all__ = [
 
 # A log field longer than this is cut: a 20 MB provider reply must not become a 20 MB log line.
 MAX_LOG_FIELD_CHARS = 2_000
+
+LIBRARY_LOGGERS = ("router", "adapters", "als")
+"""The top ``logging`` loggers of the library's events; each has only a ``NullHandler``."""
+
+# The record attribute that carries an event's fields, for structured handlers.
+_FIELDS_ATTRIBUTE = "grounding_router"
+
+for _name in LIBRARY_LOGGERS:
+    logging.getLogger(_name).addHandler(logging.NullHandler())
 
 _GROUNDING_DEBUG: ContextVar[bool] = ContextVar("grounding_debug", default=False)
 
@@ -181,6 +201,60 @@ def _json_line_for_terminal(_logger: Any, _method: str, line: Any) -> Any:
     return json_for_terminal(line) if isinstance(line, str) else line
 
 
+def _message(event_dict: Mapping[str, Any]) -> str:
+    fields = " ".join(
+        f"{key}={value!r}" for key, value in event_dict.items() if key not in ("event", "level")
+    )
+    event = str(event_dict.get("event", ""))
+    return f"{event} {fields}" if fields else event
+
+
+def _hand_to_logging(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Last library processor: the arguments of the ``logging`` call that carries the event."""
+    fields = dict(event_dict)
+    return (_message(fields),), {"extra": {_FIELDS_ATTRIBUTE: fields}}
+
+
+# The library's processor chain. A list object of its own (never structlog's global one), so
+# the application's structlog configuration and ours cannot clobber each other; tests swap
+# its contents to capture events (``support.logs.capture_logs``).
+LIBRARY_PROCESSORS: list[structlog.typing.Processor] = [
+    structlog.stdlib.filter_by_level,
+    structlog.contextvars.merge_contextvars,
+    structlog.processors.format_exc_info,
+    cap_field_sizes,
+    redact_secrets,
+    _hand_to_logging,
+]
+
+
+def get_logger(name: str) -> Any:
+    """The structlog logger of a library module: events go to ``logging.getLogger(name)``."""
+    return structlog.wrap_logger(
+        logging.getLogger(name),
+        processors=LIBRARY_PROCESSORS,
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+
+
+def _event_of_record(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """A library record's own fields; another library's record keeps its message as the event."""
+    record: logging.LogRecord | None = event_dict.get("_record")
+    fields = getattr(record, _FIELDS_ATTRIBUTE, None) if record is not None else None
+    if isinstance(fields, Mapping):
+        event_dict.update(fields)
+    elif record is not None:
+        event_dict["logger"] = record.name
+    if record is not None:
+        event_dict.setdefault("level", record.levelname.lower())
+    return event_dict
+
+
 class _CurrentStderr:
     """Writes to whatever ``sys.stderr`` is now, so a progress bar that redirects it still works."""
 
@@ -191,9 +265,23 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
+class _OneWriteHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """One ``write`` per event, newline included: the worker processes of a batch share this
+    stderr, and two half-lines from two processes would merge into one."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record) + self.terminator
+            self.stream.write(line)
+            self.flush()
+        except Exception:  # logging.Handler's own contract: a failed write is reported, not raised
+            self.handleError(record)
+
+
 # The options of the last configure_logging() without a stream of its own, so batch worker
-# processes (spawned: they start with structlog's defaults) can log the way the CLI does.
+# processes (spawned: they start with logging unconfigured) can log the way the CLI does.
 _cli_options: dict[str, Any] | None = None
+_cli_handler: logging.Handler | None = None
 
 
 def cli_logging_options() -> dict[str, Any] | None:
@@ -208,12 +296,13 @@ def configure_logging(
     debug_grounding: bool = False,
     stream: TextIO | None = None,
 ) -> None:
-    """Configure structlog for the CLI: console for people, or JSON lines with ``json_lines``.
+    """Show the library's events on stderr (or ``stream``): console lines, or JSON lines.
 
-    ``debug_grounding`` lowers the level to debug so the forensic events show. The batch's
-    worker processes are configured the same way (see :func:`cli_logging_options`).
+    For the CLI and the batch's worker processes (see :func:`cli_logging_options`); an
+    application configures ``logging`` its own way instead. ``debug_grounding`` lowers the level
+    to debug so the forensic events show. Calling it again replaces the handler it added.
     """
-    global _cli_options  # noqa: PLW0603 - the one record of how this process logs
+    global _cli_options, _cli_handler  # noqa: PLW0603 - the one record of how this process logs
     _cli_options = (
         {"json_lines": json_lines, "level": level, "debug_grounding": debug_grounding}
         if stream is None
@@ -227,19 +316,23 @@ def configure_logging(
         rendering = [structlog.processors.JSONRenderer(), _json_line_for_terminal]
     else:
         rendering = [_fields_for_terminal, structlog.dev.ConsoleRenderer(colors=False)]
-    structlog.configure(
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[_event_of_record],
         processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
             cap_field_sizes,
             redact_secrets,
             *rendering,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
-        # One write per event, newline included (print() makes two): the worker processes of a
-        # batch share this stderr, and two half-lines from two processes would merge into one.
-        logger_factory=structlog.WriteLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),
-        cache_logger_on_first_use=False,
     )
+    handler = _OneWriteHandler(stream or cast(TextIO, _CurrentStderr()))
+    handler.setFormatter(formatter)
+    for name in LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        if _cli_handler is not None:
+            logger.removeHandler(_cli_handler)
+        logger.addHandler(handler)
+        logger.setLevel(numeric_level)
+        logger.propagate = False  # shown once, here, whatever the root logger does
+    _cli_handler = handler

@@ -18,7 +18,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-import structlog
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -28,6 +27,7 @@ from tenacity import (
 )
 
 from router.errors import ProviderTransientError
+from router.logging import get_logger
 from router.settings import RouterSettings
 from router.tracing import record_retry
 
@@ -37,7 +37,7 @@ T = TypeVar("T")
 Sleep = Callable[[float], None]
 AsyncSleep = Callable[[float], Awaitable[None]]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class RetryPolicy:

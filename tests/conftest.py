@@ -3,6 +3,7 @@ a loopback emulator per test module."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -12,6 +13,7 @@ import structlog
 from hypothesis import settings as hypothesis_settings
 
 from router.emulator import Emulator
+from router.logging import LIBRARY_LOGGERS
 from router.settings import RouterSettings
 from support.secret_watch import SENTINEL_ENVIRONMENT, SecretWatch
 
@@ -75,10 +77,18 @@ def make_settings() -> Callable[..., RouterSettings]:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_structlog() -> Any:
-    """Undo any structlog configuration a test (e.g. an in-process CLI run) made."""
+def _fresh_logging() -> Any:
+    """Undo any logging set-up a test (e.g. an in-process CLI run) made: the library's loggers
+    go back to their NullHandler alone, and structlog to its defaults."""
     yield
     structlog.reset_defaults()
+    for name in LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        for handler in logger.handlers[:]:
+            if not isinstance(handler, logging.NullHandler):
+                logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
+        logger.propagate = True
 
 
 @pytest.fixture(scope="module")

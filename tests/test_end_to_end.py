@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from router import (
     GroundingRequiredFailedError,
@@ -23,6 +22,7 @@ from router import (
 )
 from router.emulated import emulated_settings
 from router.emulator import Emulator
+from support.logs import capture_logs
 from support.sleeps import RecordedSleeps
 
 VENDORS = ["openai", "vertex"]

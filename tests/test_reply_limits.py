@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from adapters.registry import PROVIDERS
 from router.emulator import Emulator
@@ -27,6 +26,7 @@ from router.errors import ResponseParseError
 from router.types import LLMResponse
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import emulator_settings
+from support.logs import capture_logs
 from support.replies import reply_body
 
 VENDORS = list(PROVIDERS)

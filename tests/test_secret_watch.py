@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import structlog
-from structlog.testing import capture_logs
 
+from router.logging import get_logger
 from router.settings import RouterSettings
 from router.types import LLMResponse
+from support.logs import capture_logs
 from support.secret_watch import (
     RUN_CHARS,
     SENTINEL_OPENAI_KEY,
@@ -50,7 +50,7 @@ class _ScratchError(Exception):
 
 def _logged_event() -> Any:
     with capture_logs() as events:
-        structlog.get_logger("scratch").info("call_failed", key=SENTINEL_OPENAI_KEY)
+        get_logger("router.scratch").info("call_failed", key=SENTINEL_OPENAI_KEY)
     return events
 
 

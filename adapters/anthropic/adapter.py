@@ -28,8 +28,6 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from adapters.anthropic.errors import ANTHROPIC, translate_anthropic_errors
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.anthropic.request import Step, build_message_params, plan_steps
@@ -37,13 +35,13 @@ from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.http_clients import call_sdk_timeout_s
 from adapters.sdk_calls import ClientKey, SdkCalls, SdkClasses, client_key
 from adapters.two_step import reshape_is_pointless, step2_skipped, two_step_result
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 
 __all__ = ["AnthropicAdapter"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 MESSAGES_PATH = "/v1/messages"
 ANTHROPIC_SDK = SdkClasses("anthropic", "Anthropic", "AsyncAnthropic")

@@ -39,11 +39,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
-
 from adapters.values import as_mapping, compact_json
 from router.citations.build import CitationCollector
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.types import Citation, Location, Span
 
 __all__ = [
@@ -54,7 +52,7 @@ __all__ = [
     "read_anthropic_reply",
 ]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 WEB_SEARCH_TOOL_NAME = "web_search"
 WARNING_ITEM_CHARS = 300

@@ -25,8 +25,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import structlog
-
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.http_clients import call_sdk_timeout_s
 from adapters.openai.citations import (
@@ -40,7 +38,7 @@ from adapters.openai.request import build_response_params
 from adapters.openai_calls import ClientKey, OpenAICalls, client_key
 from adapters.openai_errors import OPENAI
 from router.errors import ProviderRequestError
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 
@@ -51,7 +49,7 @@ __all__ = [
     "extract_openai_grounding",
 ]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 T = TypeVar("T")
 
 RESPONSES_PATH = "/responses"

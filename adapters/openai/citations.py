@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-import structlog
-
 from adapters.openai.answer import AnswerText
 from adapters.openai.values import (
     as_mapping,
@@ -43,7 +41,7 @@ from adapters.openai.values import (
 from adapters.openai_errors import OPENAI, OpenAIService
 from router.citations.build import CitationCollector
 from router.citations.text import title_from_text
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.types import Citation, Location, Span
 
 __all__ = [
@@ -54,7 +52,7 @@ __all__ = [
     "read_openai_reply",
 ]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 WARNING_ITEM_CHARS = 300
 # Tuples, not sets: provider values may be unhashable (a list where a string belongs).

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.http_clients import sdk_timeout_s
 from adapters.two_step import reshape_is_pointless, step2_skipped
@@ -41,7 +39,7 @@ from adapters.vertex.mapping import extract_vertex_citations as _extract_vertex_
 from adapters.vertex.request import Step, build_config, build_contents, plan_steps
 from adapters.vertex.results import require_text, single_result
 from adapters.vertex.two_step import two_step_from_step1, two_step_result
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 
@@ -53,7 +51,7 @@ __all__ = [
     "extract_vertex_grounding",
 ]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 class _GoogleGenAIAdapter:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-import structlog
+from router.logging import get_logger
 
 __all__ = ["as_rest_body", "index", "items", "mapping", "reply_body", "text"]
 
@@ -26,7 +26,7 @@ _SDK_FIELDS = frozenset(
 
 
 _CACHEABLE_KEY_CHARS = 256
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 @lru_cache(maxsize=4096)

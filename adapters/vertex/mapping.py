@@ -38,14 +38,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
-
 from adapters.vertex.apis import VERTEX, GoogleApi
 from adapters.vertex.body import as_rest_body, index, items, mapping, text
 from adapters.vertex.grounding import SourceCounts, VertexGrounding, grounding_evidence
 from adapters.vertex.spans import TextLayout, candidate_layout, segment_span
 from router.citations.build import CitationCollector
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.types import Citation, SourceType, Span, Usage
 
 __all__ = [
@@ -55,7 +53,7 @@ __all__ = [
     "map_vertex_reply",
 ]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 # Generic sources, in the order they are checked before and after the chunks; True marks
 # the kinds whose items the answer cites.

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import structlog
-
 from adapters.vertex.body import index, items, mapping
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.types import Span
 
 __all__ = ["TextLayout", "candidate_layout", "segment_span"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 @dataclass(slots=True)

@@ -28,8 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-import structlog
-
 from router.batch.output import (
     answer_row,
     error_row,
@@ -40,6 +38,7 @@ from router.batch.output import (
 from router.batch.stats import RowFacts, fanout_facts, row_facts
 from router.errors import FanoutError, RequestValidationError, RouterError
 from router.fanout import FanoutResult, Require, aroute_many, plan_requests
+from router.logging import get_logger
 from router.types import LLMRequest
 
 if TYPE_CHECKING:
@@ -58,7 +57,7 @@ __all__ = [
     "request_vendors",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 FANOUT_KEYS = ("vendors", "models", "require")
 """The keys that make a line a fan-out; the rest of the line is the request's fields."""

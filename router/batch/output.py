@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pydantic_core
-import structlog
 
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import RowFacts, row_facts
 from router.errors import RouterError
 from router.jsonl import UnreadableLineError, loads, read_lines
+from router.logging import get_logger
 from router.redaction import redact_text
 from router.types import LLMRequest, LLMResponse
 
@@ -43,7 +43,7 @@ __all__ = [
     "unexpected_error",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def success_row(line: int, request: LLMRequest, response: LLMResponse) -> dict[str, Any]:

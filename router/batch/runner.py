@@ -19,8 +19,6 @@ from collections.abc import Callable, Container
 from pathlib import Path
 from typing import Any, Literal
 
-import structlog
-
 from router.batch.fanout_lines import request_row, request_vendors
 from router.batch.input import BatchInput, BatchItem
 from router.batch.limits import RateLimits
@@ -34,6 +32,7 @@ from router.batch.output import (
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
+from router.logging import get_logger
 from router.settings import RouterSettings
 from router.tracing import Tracing, inject_context
 from router.unified_llm_adapter import UnifiedLLMAdapter
@@ -51,7 +50,7 @@ ProgressCallback = Callable[[BatchStats], None]
 # The span over a whole run; each routed call of the run is under it (router.tracing).
 BATCH_SPAN = "grounding_router.batch"
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def run_batch(input_path: str | Path, output_path: str | Path, **options: Any) -> BatchSummary:

@@ -27,11 +27,11 @@ import tempfile
 from collections.abc import Iterable
 from types import TracebackType
 
-import structlog
+from router.logging import get_logger
 
 __all__ = ["SeenIds"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _NOT_SET = -1  # the line of an id recorded without one (a row of the output, an id of the file)
 

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as ProcessEvent
 from typing import Any
 
-import structlog
-
 from router.batch.fanout_lines import (
     decode_request,
     encode_request,
@@ -38,12 +36,13 @@ from router.batch.lifecycle import WorkerStart, enter_worker
 from router.batch.output import ResultWriter, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
+from router.logging import get_logger
 from router.settings import RouterSettings
 from router.tracing import Tracing, attached_context, force_flush
 
 __all__ = ["WorkerPool"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _POLL_S = 0.2
 # Requests go to workers in batches of up to this many, and rows come back batched too (see

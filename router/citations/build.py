@@ -12,15 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast, get_args, get_type_hints
 
-import structlog
-
 from router.call_limits import current_limits
 from router.citations.derive import NOT_REDIRECT, REDIRECT_ONLY, Derived, derive
 from router.citations.domains import looks_like_domain
 from router.citations.raw import jsonable_raw
 from router.citations.text import CITED_TEXT_LIMIT, SNIPPET_LIMIT, TITLE_LIMIT, sanitize_text
 from router.citations.urls import dedup_key
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.types import Citation, Location, LocationType, SourceType, Span, Vendor
 
 __all__ = [
@@ -36,7 +34,7 @@ __all__ = [
     "sanitize_text",
 ]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 def _raw_copy(raw: Mapping[str, Any] | None, redirect: int) -> dict[str, Any]:

@@ -40,12 +40,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-import structlog
-
 from router.call_limits import current_limits
 from router.citations.addresses import IPAddress, is_public_address, parse_ip_literal
 from router.citations.urls import REDIRECTORS, normalize_url, split_canonical_url
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.settings import RouterSettings
 
 if TYPE_CHECKING:
@@ -53,7 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_RESOLVABLE_HOSTS", "HostLookup", "RedirectResolver"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 HostLookup = Callable[[str, int], Awaitable[list[str]]]
 """An async DNS lookup: (host, port) to address strings. The default asks the system resolver."""

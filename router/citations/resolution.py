@@ -13,16 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-import structlog
-
 from router.citations.build import dedupe_citations
 from router.citations.derive import NOT_REDIRECT, derive
-from router.logging import grounding_debug_enabled
+from router.logging import get_logger, grounding_debug_enabled
 from router.types import Citation
 
 __all__ = ["redirect_link_urls", "with_resolved_redirects"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 _REDIRECT_FLAGS = ("redirect", "redirect_only")
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Self, cast, get_args
 
-import structlog
 from aiohttp import web
 
 from router.emulator.app import ProviderHandler
@@ -20,7 +20,7 @@ from router.emulator.wire import Api
 
 __all__ = ["Emulator"]
 
-logger = structlog.get_logger(__name__)
+logger = logging.getLogger(__name__)
 
 _HOST = "127.0.0.1"
 _APIS: tuple[str, ...] = get_args(Api)
@@ -98,7 +98,7 @@ class Emulator:
         except BaseException:
             self._halt_loop()
             raise
-        logger.info("emulator_started", port=self._port, replay=self._replay is not None)
+        logger.info("emulator_started port=%s replay=%s", self._port, self._replay is not None)
         return self
 
     def stop(self) -> None:
@@ -111,7 +111,7 @@ class Emulator:
             )
         finally:
             self._halt_loop()
-        logger.info("emulator_stopped", requests=len(self._log.snapshot()))
+        logger.info("emulator_stopped requests=%s", len(self._log.snapshot()))
 
     def __enter__(self) -> Self:
         return self.start()

@@ -15,10 +15,9 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
-import structlog
-
 from adapters.registry import PROVIDERS, vendors
 from router.errors import ConfigurationError
+from router.logging import get_logger
 from router.pricing.estimate import Metered, estimate_cost, reported_cost
 from router.pricing.names import find_model
 from router.pricing.table import VendorPrices, merge_prices, parse_price_file
@@ -26,7 +25,7 @@ from router.types import Cost
 
 __all__ = ["PriceBook", "builtin_prices"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _PRICED_MEMO_SIZE = 1_024
 

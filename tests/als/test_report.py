@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from als.report import ALSReport, GroupReport, build_report
 from router.batch.output import error_row, row_text, success_row
 from router.citations import make_citation
 from router.errors import GroundingRequiredFailedError, ProviderTransientError
 from router.types import LLMRequest, LLMResponse
+from support.logs import capture_logs
 
 BATCH = Path(__file__).parents[1] / "data" / "als" / "batch_output.jsonl"
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 import structlog
-from structlog.testing import capture_logs
 
 from router.emulator import Emulator
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import MODELS, VENDORS, emulator_settings, grounded_request
+from support.logs import capture_logs
 
 CONTEXT = ("request_id", "vendor", "model")
 

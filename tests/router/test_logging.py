@@ -8,13 +8,13 @@ import pickle
 import sys
 
 import pytest
-import structlog
 
 from router.logging import (
     MAX_LOG_FIELD_CHARS,
     REDACTED,
     cli_logging_options,
     configure_logging,
+    get_logger,
     grounding_debug,
     grounding_debug_enabled,
     redact_secrets,
@@ -27,10 +27,7 @@ from support.hostile import HOSTILE_TEXTS, unsafe_characters
 def _render(json_lines: bool = True, **event: object) -> str:
     stream = io.StringIO()
     configure_logging(json_lines=json_lines, stream=stream)
-    try:
-        structlog.get_logger("test").warning("provider_call_failed", **event)
-    finally:
-        structlog.reset_defaults()
+    get_logger("router.test").warning("provider_call_failed", **event)
     return stream.getvalue()
 
 
@@ -99,14 +96,11 @@ def test_redacted_prefix_removes_a_secret_the_cut_would_split() -> None:
 def _rendered_hostile(json_lines: bool) -> str:
     stream = io.StringIO()
     configure_logging(json_lines=json_lines, stream=stream, debug_grounding=True)
-    try:
-        log = structlog.get_logger("test")
-        for text in HOSTILE_TEXTS:
-            log.warning(f"[CITATIONS] OpenAI: 1 tool calls. First output item: {text}", model=text)
-            log.debug("vertex_reply_mapped", response_id=text, finish_reason=text)
-            log.info("nested", item={text: [text, {"deep": text}]}, items=(text,))
-    finally:
-        structlog.reset_defaults()
+    log = get_logger("router.test")
+    for text in HOSTILE_TEXTS:
+        log.warning(f"[CITATIONS] OpenAI: 1 tool calls. First output item: {text}", model=text)
+        log.debug("vertex_reply_mapped", response_id=text, finish_reason=text)
+        log.info("nested", item={text: [text, {"deep": text}]}, items=(text,))
     return stream.getvalue()
 
 
@@ -142,8 +136,8 @@ def test_each_event_is_one_write_with_its_newline(json_lines: bool) -> None:
     """Processes sharing a stderr (batch workers) cannot merge two events into one line."""
     stream = RecordedWrites()
     configure_logging(json_lines=json_lines, stream=stream)
-    structlog.get_logger("test").warning("first_event", n=1)
-    structlog.get_logger("test").warning("second_event", n=2)
+    get_logger("router.test").warning("first_event", n=1)
+    get_logger("router.test").warning("second_event", n=2)
     assert len(stream.calls) == 2
     assert all(call.endswith("\n") and call.count("\n") == 1 for call in stream.calls)
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from adapters.base import AdapterResult
 from router import (
@@ -30,6 +29,7 @@ from router import (
 )
 from router.logging import grounding_debug_enabled
 from router.types import Citation
+from support.logs import capture_logs
 
 Outcome = AdapterResult | Exception
 

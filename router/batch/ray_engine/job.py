@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import structlog
-
 from router.batch.ray_engine.blocks import REQUEST_ID
 from router.batch.ray_engine.cluster import (
     ACTOR_CPUS,
@@ -38,11 +36,12 @@ from router.batch.ray_engine.route_rows import RouteRows
 from router.batch.ray_engine.sink import RowShards
 from router.batch.ray_engine.source import RequestLines
 from router.batch.stats import BatchStats, BatchSummary
+from router.logging import get_logger
 from router.settings import RouterSettings
 
 __all__ = ["run_job"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _POLL_S = 0.25
 # Blocks an actor works on at once: a block held up by one slow reply (a Retry-After) leaves the

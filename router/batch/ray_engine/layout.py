@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow.fs as pafs
-import structlog
 
 from router.batch.input import MAX_LINE_BYTES
 from router.batch.output import row_request_id
 from router.jsonl import Line, read_lines
+from router.logging import get_logger
 
 __all__ = [
     "Layout",
@@ -36,7 +36,7 @@ __all__ = [
     "prepare",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MERGED_SUFFIX = ".jsonl"
 SHARD_SUFFIX = ".jsonl"

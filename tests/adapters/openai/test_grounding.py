@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from structlog.testing import capture_logs
-
 from adapters.openai.adapter import _extract_openai_citations, extract_openai_grounding
 from router.logging import grounding_debug
+from support.logs import capture_logs
 
 QUESTION_TEXT = "Paris is the capital of France. ([a.com](https://a.com/p?utm_source=openai))"
 

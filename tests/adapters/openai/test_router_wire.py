@@ -6,12 +6,12 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from structlog.testing import capture_logs
 
 from router import Router
 from router.emulator import Emulator
 from router.errors import GroundingRequiredFailedError, ProviderTransientError
 from router.settings import RouterSettings
+from support.logs import capture_logs
 
 QUESTION = "What is the capital of France?"
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from adapters.base import AdapterResult
 from adapters.openai.adapter import OpenAIAdapter
@@ -19,6 +18,7 @@ from router.errors import ConfigurationError, ProviderRequestError, RouterError
 from router.logging import grounding_debug
 from router.settings import RouterSettings
 from router.types import LLMRequest
+from support.logs import capture_logs
 from support.openai import citation_problems
 from support.ports import refusing_base_url, refusing_proxy
 

@@ -83,7 +83,7 @@ def finished(
     ray_address: str, emulator: Emulator, tmp_path_factory: pytest.TempPathFactory
 ) -> FinishedRun:
     """One job over the fault plan, run to its end (a rate limit set, far above what it needs)."""
-    from structlog.testing import capture_logs
+    from support.logs import capture_logs
 
     work = tmp_path_factory.mktemp("finished")
     plan = write_plan(work / "in.jsonl", 200, salt=work.name)

@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from structlog.testing import capture_logs
 
 from router.batch.seen_ids import SeenIds
+from support.logs import capture_logs
 
 # Enough ids (about 8 MB of keys) that SQLite's page cache of about 2 MB must write most of
 # them out to its file and read them back.

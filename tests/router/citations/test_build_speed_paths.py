@@ -6,10 +6,10 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from structlog.testing import capture_logs
 
 from router.citations import make_citation, sanitize_text
 from router.logging import grounding_debug
+from support.logs import capture_logs
 
 _WHITESPACE_RUN = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")

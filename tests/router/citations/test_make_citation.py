@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from structlog.testing import capture_logs
 
 from router.citations import dedupe_citations, make_citation, sanitize_text
 from router.logging import grounding_debug
 from router.types import Citation
+from support.logs import capture_logs
 
 ROWS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "redirects.json").read_text(encoding="utf-8")

@@ -113,10 +113,9 @@ def test_any_text_is_read_without_raising(text: str, vendor: str) -> None:
 @pytest.mark.parametrize("vendor", ["openai", "vertex"])
 def test_the_low_level_extractors_warn_about_text(vendor: str) -> None:
     """Given a stored text, the provider extractors find nothing and say to use extract()."""
-    from structlog.testing import capture_logs
-
     from adapters.openai.adapter import _extract_openai_citations
     from adapters.vertex.adapter import _extract_vertex_citations
+    from support.logs import capture_logs
 
     extractor = _extract_openai_citations if vendor == "openai" else _extract_vertex_citations
     with capture_logs() as events:

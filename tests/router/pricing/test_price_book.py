@@ -7,12 +7,12 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from structlog.testing import capture_logs
 
 from adapters.registry import PROVIDERS, ProviderRow
 from router.errors import ConfigurationError
 from router.pricing import Metered, PriceBook, builtin_prices, parse_price_file, search_units
 from router.types import Usage
+from support.logs import capture_logs
 
 USAGE = Usage(input_tokens=1_000_000, output_tokens=1_000_000)
 SEARCHED = Metered(USAGE, tool_calls=2, queries=["a", "b"])
