@@ -6,6 +6,7 @@ Exit codes are listed in :class:`router.commands.exit_codes.ExitCode` and in the
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ __all__ = ["build_parser", "main"]
 _EPILOG = """\
 exit codes: 0 ok, 1 unexpected failure, 2 bad input, 3 REQUIRED grounding failed,
 4 provider error, 5 configuration error, 6 unusable provider reply, 9 optional extra
-missing, 130 interrupted.
+missing, 130 interrupted, 141 stdout closed by its reader (as on SIGPIPE).
 Configuration comes from the environment and .env (see the README)."""
 
 
@@ -104,8 +105,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("grounding-router: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        return _reader_went_away()
+    except SystemExit as exc:
+        # rich's consoles end the process with SystemExit(1) when stdout's reader has gone.
+        if isinstance(exc.__context__, BrokenPipeError):
+            return _reader_went_away()
+        raise
     finally:
         sys.stdout, sys.stderr = stdout, stderr
+
+
+def _reader_went_away() -> int:
+    """Stop quietly when stdout's reader has gone (``| head``), as Unix tools do on SIGPIPE.
+
+    What is still buffered for stdout can never be delivered; pointing the descriptor at
+    /dev/null keeps the interpreter's last flush from reporting the same broken pipe again.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ else 1)
+    os.close(devnull)
+    return ExitCode.BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

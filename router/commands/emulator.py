@@ -69,8 +69,12 @@ def run(args: argparse.Namespace, *, wait: Callable[[], None] | None = None) -> 
     try:
         emulator.start()
     except OSError as exc:
-        print(f"grounding-router emulator: cannot listen: {exc}", file=sys.stderr)
-        return ExitCode.FAILURE
+        # A busy or privileged port is the caller's input to change, not a fault of ours.
+        print(
+            f"grounding-router emulator: cannot listen on --port {args.port}: {exc}",
+            file=sys.stderr,
+        )
+        return ExitCode.BAD_INPUT
     waiting = contextlib.nullcontext(wait) if wait else _signals_end_the_wait()
     with waiting as block:
         try:

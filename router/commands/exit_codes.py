@@ -19,3 +19,4 @@ class ExitCode(IntEnum):
     RESPONSE_UNUSABLE = 6  # the provider's reply could not be used (e.g. invalid JSON)
     NOT_AVAILABLE = 9  # an optional extra the command needs is not installed (e.g. charts)
     INTERRUPTED = 130  # stopped by SIGINT/SIGTERM after flushing what was done
+    BROKEN_PIPE = 141  # the reader of stdout went away (``| head``): stopped quietly, as on SIGPIPE
