@@ -6,6 +6,7 @@ Exit codes are listed in :class:`router.commands.exit_codes.ExitCode` and in the
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import warnings
@@ -92,6 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=args.log_level,
         debug_grounding=args.settings.debug_grounding,
     )
+    if args.command != "batch" and sys.stderr.isatty():
+        # A person waiting at a terminal sees each retry (a trickled reply can take minutes);
+        # a batch shows its own progress instead.
+        logging.getLogger("router.retry").setLevel(min(logging.INFO, _level(args.log_level)))
     run: Callable[[argparse.Namespace], int] = args.run
     for name, secret in args.settings.named_secrets().items():
         register_secret(secret, name=name)
@@ -114,6 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     finally:
         sys.stdout, sys.stderr = stdout, stderr
+
+
+def _level(name: str) -> int:
+    return int(logging.getLevelName(name.upper()))
 
 
 def _reader_went_away() -> int:

@@ -108,7 +108,8 @@ class RetryPolicy:
         record_retry(state.attempt_number, state.upcoming_sleep, error)
         log.info(
             "provider_call_retrying",
-            attempt=state.attempt_number,
+            # The attempt about to start, of how many at most: "attempt 2/3 after 0.5 s".
+            attempt=f"{state.attempt_number + 1}/{self._settings.max_attempts}",
             wait_s=round(state.upcoming_sleep, 3),
             vendor=error.vendor if error else None,
             status_code=error.status_code if error else None,
