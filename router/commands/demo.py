@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,13 +171,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--json-output", action="store_true", help="print every response as JSON instead"
+        "--json", action="store_true", dest="json_output", help="print every response as JSON"
+    )
+    parser.add_argument(
+        "--json-output", action="store_true", dest="json_output_old", help=argparse.SUPPRESS
     )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run every demo step against a fresh emulator; 0 when each behaved as shown."""
+    if args.json_output_old:
+        print("grounding-router demo: --json-output is now --json", file=sys.stderr)
+        args.json_output = True
     from rich.console import Console
     from rich.rule import Rule
     from rich.text import Text

@@ -11,22 +11,28 @@ from typing import Any
 from adapters.registry import vendors
 from router.commands.exit_codes import ExitCode
 
-__all__ = ["exit_code_for", "register"]
+__all__ = ["default_model", "exit_code_for", "register"]
 
 _DESCRIPTION = """\
-Send one request and print the answer with a table of its citations, or the full response as
-JSON with --json-output. The request comes from flags and a prompt, or from a JSON file holding
-an LLMRequest object (--request FILE, '-' for stdin); flags given with --request override it.
+Send one request and print the answer with its citations, or the full response as JSON with
+--json. The request comes from flags and a prompt (read from stdin when none is given), or from
+a JSON file holding an LLMRequest object (--request FILE, '-' for stdin); flags given with
+--request override it. The model defaults to the vendor's (GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>,
+else the registry's: see `grounding-router providers`); --model VENDOR:MODEL (or VENDOR/MODEL)
+names both at once.
 
 examples:
-  grounding-router route --vendor openai --model gpt-5 --required "Who won the 2026 Giro?"
-  grounding-router route --vendor vertex --model gemini-2.5-flash --grounded --location DE \\
+  grounding-router route --vendor openai --required "Who won the 2026 Giro?"
+  grounding-router route --model vertex:gemini-2.5-flash --grounded --location DE \\
       --schema answer.schema.json "Current ECB deposit rate?"
-  echo '{"vendor": "openai", ...}' | grounding-router route --request - --json-output
+  echo "Who won the 2026 Giro?" | grounding-router route --vendor openai --grounded
+  echo '{"vendor": "openai", ...}' | grounding-router route --request - --json
   grounding-router route --stream --vendor openai --model gpt-5 --grounded "Latest ECB decision?"
 
---stream prints the answer as it arrives and the citation table at the end; with --json-output
-it prints one JSON object per event instead (the last one holds the whole response)."""
+--json prints JSON here as on every other command; --json-answer asks the model for a JSON
+answer (the old spelling --json-output still prints JSON, with a notice).
+--stream prints the answer as it arrives and the citations at the end; with --json it prints
+one JSON object per event instead (the last one holds the whole response)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,12 +43,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("prompt", nargs="?", help="the question (the last user message)")
+    parser.add_argument(
+        "prompt", nargs="?", help="the question (the last user message); stdin when left out"
+    )
     parser.add_argument("--request", metavar="FILE", help="an LLMRequest as JSON ('-': stdin)")
     parser.add_argument(
         "--vendor", choices=vendors(), help="the provider (see `grounding-router providers`)"
     )
-    parser.add_argument("--model")
+    parser.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="the provider's model (default: the vendor's default); VENDOR:MODEL or "
+        "VENDOR/MODEL names the vendor too",
+    )
     parser.add_argument("--system", metavar="TEXT", help="a system message")
     parser.add_argument("--grounded", action="store_true", default=None, help="search the web")
     parser.add_argument(
@@ -50,14 +63,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="REQUIRED grounding (implies --grounded): fail unless the model searched and cited",
     )
-    parser.add_argument("--json", action="store_true", help="ask for a JSON answer")
+    parser.add_argument(
+        "--json-answer", action="store_true", help="ask the model for a JSON answer"
+    )
     parser.add_argument("--schema", type=Path, metavar="FILE", help="JSON Schema of the answer")
     parser.add_argument("--location", metavar="CC", help="user country, ISO-2 (e.g. DE)")
     parser.add_argument("--request-id", help="id echoed in the response and logs")
     parser.add_argument("--timeout", type=float, metavar="S", help="timeout in seconds")
-    parser.add_argument("--temperature", type=float)
     parser.add_argument(
-        "--json-output", action="store_true", help="print the full LLMResponse as JSON"
+        "--temperature",
+        type=float,
+        metavar="T",
+        help="sampling temperature, as the provider reads it (e.g. 0 to 2 for OpenAI)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", dest="json_output", help="print the full LLMResponse as JSON"
+    )
+    parser.add_argument(
+        "--json-output", action="store_true", dest="json_output_old", help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--stream", action="store_true", help="print the answer as it arrives (see above)"
@@ -70,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
     from router.errors import RouterError
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
+    if args.json_output_old:
+        print("grounding-router route: --json-output is now --json", file=sys.stderr)
+        args.json_output = True
     try:
         request = build_request(args)
     except (OSError, ValueError) as exc:
@@ -98,14 +124,21 @@ def run(args: argparse.Namespace) -> int:
 def build_request(args: argparse.Namespace) -> dict[str, Any]:
     """The request dict from --request and the flags (flags win); validated by the router."""
     request: dict[str, Any] = _read_request_file(args.request) if args.request else {}
-    if args.prompt:
+    prompt = args.prompt
+    if prompt is None and not args.request and not sys.stdin.isatty():
+        prompt = sys.stdin.read().strip()
+    if prompt:
         messages = [{"role": "system", "content": args.system}] if args.system else []
-        request["messages"] = [*messages, {"role": "user", "content": args.prompt}]
+        request["messages"] = [*messages, {"role": "user", "content": prompt}]
     elif "messages" not in request:
-        raise ValueError("give a prompt, or a request file with messages (--request FILE)")
+        raise ValueError(
+            "give a prompt (an argument, or on stdin), or a request file with messages "
+            "(--request FILE)"
+        )
+    vendor, model = _vendor_and_model(args.vendor, args.model)
     overrides = {
-        "vendor": args.vendor,
-        "model": args.model,
+        "vendor": vendor,
+        "model": model,
         "request_id": args.request_id,
         "timeout_s": args.timeout,
         "temperature": args.temperature,
@@ -115,16 +148,46 @@ def build_request(args: argparse.Namespace) -> dict[str, Any]:
         request["grounded"] = True
     if args.required:
         request["grounding_mode"] = "REQUIRED"
-    if args.json:
+    if args.json_answer:
         request["json_mode"] = True
     if args.schema:
         request["json_schema"] = _read_json(args.schema.read_text(), f"schema file {args.schema}")
     if args.location:
         request["user_location"] = {**request.get("user_location", {}), "country": args.location}
-    for needed in ("vendor", "model"):
-        if needed not in request:
-            raise ValueError(f"--{needed} is required (or give it in the request file)")
+    if "vendor" not in request:
+        raise ValueError(
+            f"--vendor is required (one of {', '.join(vendors())}), or --model VENDOR:MODEL, "
+            "or a vendor in the request file"
+        )
+    if "model" not in request:
+        request["model"] = default_model(request["vendor"], args.settings)
     return request
+
+
+def _vendor_and_model(vendor: str | None, model: str | None) -> tuple[str | None, str | None]:
+    """``--model vendor:model`` or ``vendor/model`` names both, unless --vendor is given (then
+    the model is taken as written: OpenRouter's models are ``openai/gpt-5``)."""
+    if vendor is not None or model is None:
+        return vendor, model
+    for separator in (":", "/"):
+        prefix, found, rest = model.partition(separator)
+        if found and rest and prefix.lower() in vendors():
+            return prefix.lower(), rest
+    raise ValueError(
+        f"--model {model!r} needs --vendor (one of {', '.join(vendors())}), "
+        "or write it as VENDOR:MODEL"
+    )
+
+
+def default_model(vendor: str, settings: Any) -> str:
+    """The model a request names when it names none: the setting, else the registry's."""
+    from adapters.registry import PROVIDERS
+
+    row = PROVIDERS.get(vendor)  # type: ignore[call-overload]
+    if row is None:
+        return ""  # an unknown vendor: the request's own validation names the choices
+    configured: str | None = settings.default_model(vendor) if settings is not None else None
+    return configured or row.default_model
 
 
 def _read_request_file(name: str) -> dict[str, Any]:

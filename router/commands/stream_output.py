@@ -2,7 +2,7 @@
 
 For people, the text goes to stdout piece by piece (made terminal-safe), a line names each
 search as it starts, and when the stream completes the grounding evidence and the citation table
-follow, as ``route`` prints them. With ``--json-output`` each event is one JSON object per line:
+follow, as ``route`` prints them. With ``--json`` each event is one JSON object per line:
 ``{"event": "text", "text": ...}``, ``{"event": "search", "queries": [...]}``,
 ``{"event": "citation", "citation": {...}}`` and last ``{"event": "completed", "response":
 {...}}``. An error ends the stream with the same message and exit code as ``route``.
@@ -60,7 +60,7 @@ def run_stream(
 
 
 def event_json(event: StreamEvent) -> dict[str, Any]:
-    """One event as the JSON object ``--stream --json-output`` prints."""
+    """One event as the JSON object ``--stream --json`` prints."""
     if isinstance(event, TextDelta):
         return {"event": "text", "text": event.text}
     if isinstance(event, SearchStarted):
