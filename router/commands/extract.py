@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adapters.registry import vendors
 from router.commands.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from router.types import LLMResponse
 
 __all__ = ["register"]
 
@@ -15,10 +20,12 @@ _DESCRIPTION = """\
 Read a stored, recorded or logged provider reply and print its answer, grounding evidence and
 citations as `route` prints them (or the whole response as JSON with --json). FILE may hold a
 reply body (JSON), a stream (an SSE text, JSON lines, or a JSON array of chunks), or be '-' for
-stdin. What could not be read is printed as warnings; a reply that yields nothing exits 6.
+stdin. Without --vendor, the provider is guessed from the body (the one whose reader finds the
+most in it; said on stderr). What could not be read is printed as warnings; a reply that yields
+nothing exits 6, naming the provider it reads as when that is another.
 
 examples:
-  grounding-router extract reply.json --vendor openai
+  grounding-router extract reply.json
   grounding-router extract stream.sse.txt --vendor vertex --json"""
 
 
@@ -32,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("file", metavar="FILE", help="the stored reply ('-': stdin)")
     parser.add_argument(
-        "--vendor", choices=vendors(), required=True, help="the provider that sent the reply"
+        "--vendor",
+        choices=vendors(),
+        help="the provider that sent the reply (default: guessed from the body)",
     )
     parser.add_argument("--json", action="store_true", help="print the full LLMResponse as JSON")
     parser.set_defaults(run=run)
@@ -48,8 +57,51 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"grounding-router extract: cannot read {args.file}: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
-    response = extract(args.vendor, reply)
+    if args.vendor is None:
+        readings = _readings(reply)
+        vendor, response = readings[0]
+        response = extract(vendor, reply)  # again, with its own warnings and log events
+        if _found(response) > _NOTHING:
+            alike = [other for other, seen in readings[1:] if _found(seen) == _found(response)]
+            also = f"; {', '.join(alike)} read it alike" if alike else ""
+            print(
+                f"grounding-router extract: read as a {vendor} reply{also} (--vendor to choose)",
+                file=sys.stderr,
+            )
+    else:
+        vendor, response = args.vendor, extract(args.vendor, reply)
+        if _found(response) == _NOTHING:
+            likely, seen = _readings(reply)[0]
+            if _found(seen) > _NOTHING:
+                print(
+                    f"grounding-router extract: a {vendor} reader finds nothing in this reply; "
+                    f"it reads as a {likely} reply (--vendor {likely})",
+                    file=sys.stderr,
+                )
     print_response(response, as_json=args.json)
     if not response.content and not response.citations:
         return ExitCode.RESPONSE_UNUSABLE
     return ExitCode.OK
+
+
+_NOTHING = (0, 0)
+
+
+def _found(response: LLMResponse) -> tuple[int, int]:
+    """How much a reading found: citations first, then the answer's length."""
+    return len(response.citations), len(response.content)
+
+
+def _readings(reply: bytes) -> list[tuple[str, LLMResponse]]:
+    """The reply read by every provider's reader, the one that found most first (registry
+    order among equals)."""
+    from router.extraction import extract
+
+    # The other readers' complaints (an unknown price, no search found) are not the user's.
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        readings = [(vendor, extract(vendor, reply)) for vendor in vendors()]
+    finally:
+        logging.disable(previous)
+    return sorted(readings, key=lambda reading: _found(reading[1]), reverse=True)
