@@ -52,7 +52,7 @@ from als.als_ambient_utils import (
 from als.cost import SourceCost
 from als.fanout_rows import provider_rows
 from als.overlap import ProviderOverlap
-from router.jsonl import UnreadableLineError, loads, read_lines
+from router.text.jsonl import UnreadableLineError, loads, read_lines
 
 __all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.base import AdapterResult
-from router.lone_surrogates import scrub, scrub_citations, scrub_value
+from router.text.lone_surrogates import scrub, scrub_citations, scrub_value
 from router.types import Cost, LLMRequest, LLMResponse
 
 __all__ = ["assemble_response"]

@@ -39,7 +39,7 @@ from adapters.base import AdapterResult, StreamFormat
 from adapters.registry import ProviderRow, provider
 from router.assemble import assemble_response
 from router.pricing import Metered, PriceBook
-from router.sse import parse_sse
+from router.streaming.sse import parse_sse
 from router.types import Cost, LLMRequest, LLMResponse, Message
 
 __all__ = ["extract", "offline_request", "offline_response"]

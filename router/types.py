@@ -24,7 +24,7 @@ from pydantic_core import ErrorDetails
 from typing_extensions import TypedDict
 
 from router.errors import RequestValidationError
-from router.nesting import nesting_depth
+from router.text.nesting import nesting_depth
 
 __all__ = [
     "MAX_METADATA_DEPTH",

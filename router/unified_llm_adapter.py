@@ -7,7 +7,7 @@ layer, resolves redirect links when ``resolve_redirects`` is on (for every provi
 :mod:`router.citations.resolution`), assembles the ``LLMResponse`` (with its estimated cost,
 :mod:`router.pricing`) and runs the grounding validators, which fail closed. Only
 ``RouterError`` subclasses leave this module. ``stream(request)`` does the same as a stream of
-events (:mod:`router.streaming` says how it behaves; :mod:`router.stream_call` runs it).
+events (:mod:`router.streaming` says how it behaves; :mod:`router.streaming.call` runs it).
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ from router.errors import (
     RouterError,
 )
 from router.logging import CallLogContext, grounding_debug_enabled, register_secret
-from router.nesting import nesting_depth
 from router.pricing import Metered, PriceBook
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
-from router.stream_call import StreamParts, arun_stream, run_stream
-from router.stream_events import Completed, StreamEvent
+from router.streaming.call import StreamParts, arun_stream, run_stream
+from router.streaming.events import Completed, StreamEvent
+from router.text.nesting import nesting_depth
 from router.tracing import FIRST_CHUNK_S, STREAM_ABANDONED, NoSpan, RouteTrace, Tracing
 from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator, run_validators

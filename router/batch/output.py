@@ -21,8 +21,8 @@ import structlog
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import RowFacts, row_facts
 from router.errors import RouterError
-from router.jsonl import UnreadableLineError, loads, read_lines
-from router.redaction import redact_text
+from router.text.jsonl import UnreadableLineError, loads, read_lines
+from router.text.redaction import redact_text
 from router.types import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:

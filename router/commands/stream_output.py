@@ -17,8 +17,8 @@ from typing import Any
 
 from router.commands.exit_codes import ExitCode
 from router.settings import RouterSettings
-from router.stream_events import CitationDelta, Completed, SearchStarted, StreamEvent, TextDelta
-from router.terminal import json_for_terminal, terminal_safe
+from router.streaming import CitationDelta, Completed, SearchStarted, StreamEvent, TextDelta
+from router.text.terminal import json_for_terminal, terminal_safe
 
 __all__ = ["event_json", "run_stream"]
 

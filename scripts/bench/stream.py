@@ -39,8 +39,8 @@ from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.extraction import offline_request
 from router.settings import RouterSettings
-from router.stream_events import Completed, TextDelta
-from router.streaming import open_stream_reader
+from router.streaming.accumulator import open_stream_reader
+from router.streaming.events import Completed, TextDelta
 from router.types import LLMRequest
 from router.unified_llm_adapter import UnifiedLLMAdapter
 

@@ -22,7 +22,7 @@ import structlog
 
 from router.batch.input import MAX_LINE_BYTES
 from router.batch.output import row_request_id
-from router.jsonl import Line, read_lines
+from router.text.jsonl import Line, read_lines
 
 __all__ = [
     "Layout",

@@ -30,8 +30,8 @@ from router.batch.ray_engine.blocks import (
     encode_facts,
 )
 from router.batch.stats import row_facts
-from router.redaction import register_secret
 from router.settings import RouterSettings
+from router.text.redaction import register_secret
 from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = ["RouteRows"]

@@ -22,7 +22,7 @@ from router.errors import (
     RouterError,
 )
 from router.settings import RouterSettings
-from router.stream_events import Completed, TextDelta
+from router.streaming.events import Completed, TextDelta
 from router.types import LLMRequest
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems

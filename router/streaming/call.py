@@ -42,11 +42,11 @@ from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.registry import provider
 from router.call_limits import CallLimits, aiterate_within, iterate_within, limits_for
 from router.errors import ProviderTransientError, RouterError
-from router.lone_surrogates import scrub, scrub_citations
 from router.retry import RetryPolicy
 from router.settings import RouterSettings
-from router.stream_events import CitationDelta, Completed, StreamEvent, TextDelta
-from router.streaming import open_stream_reader
+from router.streaming.accumulator import open_stream_reader
+from router.streaming.events import CitationDelta, Completed, StreamEvent, TextDelta
+from router.text.lone_surrogates import scrub, scrub_citations
 from router.types import LLMRequest, LLMResponse
 
 __all__ = ["StreamParts", "arun_stream", "run_stream"]
