@@ -25,6 +25,14 @@ if TYPE_CHECKING:
     )
     from router.extraction import extract
     from router.fanout import FanoutResult, aroute_many, route_many
+    from router.router import (
+        Router,
+        UnifiedLLMAdapter,
+        aroute,
+        astream,
+        route,
+        stream,
+    )
     from router.settings import RouterSettings
     from router.streaming import (
         CitationDelta,
@@ -44,14 +52,6 @@ if TYPE_CHECKING:
         Usage,
         UserLocation,
     )
-    from router.unified_llm_adapter import (
-        Router,
-        UnifiedLLMAdapter,
-        aroute,
-        astream,
-        route,
-        stream,
-    )
 
 __version__ = "0.1.0"
 
@@ -64,9 +64,9 @@ _EXPORTS: dict[str, str] = {
     "StreamAccumulator": "router.streaming",
     "StreamEvent": "router.streaming.events",
     "TextDelta": "router.streaming.events",
-    "astream": "router.unified_llm_adapter",
+    "astream": "router.router",
     "extract": "router.extraction",
-    "stream": "router.unified_llm_adapter",
+    "stream": "router.router",
     "ConfigurationError": "router.errors",
     "Cost": "router.types",
     "FanoutError": "router.errors",
@@ -81,17 +81,17 @@ _EXPORTS: dict[str, str] = {
     "ProviderTransientError": "router.errors",
     "RequestValidationError": "router.errors",
     "ResponseParseError": "router.errors",
-    "Router": "router.unified_llm_adapter",
+    "Router": "router.router",
     "RouterError": "router.errors",
     "RouterSettings": "router.settings",
     "Span": "router.types",
-    "UnifiedLLMAdapter": "router.unified_llm_adapter",
+    "UnifiedLLMAdapter": "router.router",
     "Usage": "router.types",
     "UserLocation": "router.types",
     "aggregate": "router.aggregate",
-    "aroute": "router.unified_llm_adapter",
+    "aroute": "router.router",
     "aroute_many": "router.fanout",
-    "route": "router.unified_llm_adapter",
+    "route": "router.router",
     "route_many": "router.fanout",
 }
 

@@ -22,8 +22,8 @@ from typing import Any, Literal
 from adapters.registry import provider
 from router.aggregate import Aggregate, aggregate
 from router.errors import FanoutError, RequestValidationError, RouterError
+from router.router import RequestInput, UnifiedLLMAdapter, shared_router
 from router.types import LLMRequest, LLMResponse
-from router.unified_llm_adapter import RequestInput, UnifiedLLMAdapter, shared_router
 
 __all__ = ["FanoutResult", "Require", "aggregate", "aroute_many", "route_many"]
 

@@ -43,7 +43,7 @@ from router.fanout import FanoutResult, Require, aroute_many, plan_requests
 from router.types import LLMRequest
 
 if TYPE_CHECKING:
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
 __all__ = [
     "FANOUT_KEYS",

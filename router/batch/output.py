@@ -26,7 +26,7 @@ from router.text.redaction import redact_text
 from router.types import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
 __all__ = [
     "OutputWriteError",

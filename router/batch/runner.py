@@ -34,9 +34,9 @@ from router.batch.output import (
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
 from router.tracing import Tracing, inject_context
-from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = [
     "BatchStats",

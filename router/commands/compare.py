@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from router.commands.route import exit_code_for
     from router.errors import FanoutError, RouterError
     from router.fanout import route_many
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
     request: dict[str, Any] = {
         "messages": [{"role": "user", "content": args.question}],

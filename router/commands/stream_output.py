@@ -33,7 +33,7 @@ def run_stream(
     """Stream ``request`` and print it; returns the exit code (``exit_code_for`` an error's)."""
     from router.commands.render import print_error, print_response
     from router.errors import RouterError
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
     printed_text = False
     try:

@@ -30,8 +30,8 @@ from targets import load_line, target
 from adapters.registry import PROVIDERS
 from router.emulated import emulated_settings
 from router.emulator import Emulator
+from router.router import UnifiedLLMAdapter
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 
 QUESTION = "What is the capital of France?"
 CHECKS = 100_000

@@ -11,7 +11,7 @@ import structlog
 from structlog.testing import capture_logs
 
 from router.emulator import Emulator
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 from support.emulated import MODELS, VENDORS, emulator_settings, grounded_request
 
 CONTEXT = ("request_id", "vendor", "model")

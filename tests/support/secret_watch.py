@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from router.batch.output import ResultWriter
 from router.errors import RouterError
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 
 __all__ = [
     "RUN_CHARS",

@@ -30,9 +30,9 @@ from router.batch.ray_engine.blocks import (
     encode_facts,
 )
 from router.batch.stats import row_facts
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
 from router.text.redaction import register_secret
-from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = ["RouteRows"]
 

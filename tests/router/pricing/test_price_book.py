@@ -87,8 +87,8 @@ def test_a_user_file_can_replace_search_fees_and_currency(tmp_path: Path) -> Non
 
 def test_the_router_reads_the_price_file_setting(tmp_path: Path) -> None:
     """GROUNDING_ROUTER_PRICES names the user file the router's price book lays over."""
+    from router.router import UnifiedLLMAdapter
     from router.settings import RouterSettings
-    from router.unified_llm_adapter import UnifiedLLMAdapter
 
     path = write(tmp_path, '[openai.models]\n"gpt-5" = { input_per_mtok = 0, output_per_mtok = 0 }')
     settings = RouterSettings(_env_file=None, prices=path)  # type: ignore[call-arg]
@@ -135,8 +135,8 @@ def test_a_missing_user_file_is_a_configuration_error_at_router_construction(
     tmp_path: Path,
 ) -> None:
     """A price file that cannot be read stops the router from being built, saying which."""
+    from router.router import UnifiedLLMAdapter
     from router.settings import RouterSettings
-    from router.unified_llm_adapter import UnifiedLLMAdapter
 
     settings = RouterSettings(_env_file=None, prices=tmp_path / "none.toml")  # type: ignore[call-arg]
     with pytest.raises(ConfigurationError, match=r"none\.toml: cannot be read"):

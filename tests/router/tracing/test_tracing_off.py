@@ -22,7 +22,7 @@ import sys
 from router.settings import RouterSettings
 from router.tracing import NO_SPAN, Tracing, force_flush, inject_context, record_retry
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 
 settings = RouterSettings(_env_file=None)
 UnifiedLLMAdapter(settings)

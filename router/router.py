@@ -1,4 +1,4 @@
-"""UnifiedLLMAdapter: the single entry point backend pipelines call.
+"""class Router: the single entry point backend pipelines call (UnifiedLLMAdapter is its alias).
 
 ``route(request)`` validates the request (including what the vendor's registry row says its
 provider can do: domain filters, documents), picks the vendor's adapter from the provider registry
@@ -83,7 +83,7 @@ def as_request(request: RequestInput) -> LLMRequest:
         ) from exc
 
 
-class UnifiedLLMAdapter:
+class Router:
     """Routes requests to provider adapters; safe to share between threads and tasks.
 
     ``adapters`` replaces the built-in adapter of a vendor (tests, custom transports);
@@ -492,7 +492,8 @@ class UnifiedLLMAdapter:
         span.event("grounding_router.reask", {"grounding_router.reask.reason": failure.reason})
 
 
-Router = UnifiedLLMAdapter
+UnifiedLLMAdapter = Router
+"""The router's name in the original spec, kept as an alias (``router.unified_llm_adapter``)."""
 
 
 def _traced_event(
@@ -578,17 +579,17 @@ async def _aguarded(call: Callable[[], Awaitable[T]]) -> T:
         raise _unexpected(exc) from exc
 
 
-_default_router: UnifiedLLMAdapter | None = None
+_default_router: Router | None = None
 _default_router_lock = threading.Lock()
 
 
-def shared_router() -> UnifiedLLMAdapter:
+def shared_router() -> Router:
     """The process-wide router behind ``route()``, built from the environment on first use."""
     global _default_router  # noqa: PLW0603 - one lazily built router per process, on purpose
     if _default_router is None:
         with _default_router_lock:
             if _default_router is None:
-                _default_router = UnifiedLLMAdapter.from_env()
+                _default_router = Router.from_env()
     return _default_router
 
 
