@@ -37,8 +37,8 @@ from typing import Any
 
 from adapters.base import AdapterResult, StreamFormat
 from adapters.registry import ProviderRow, provider
-from router.assemble import assemble_response
 from router.pricing import Metered, PriceBook
+from router.respond import assemble_response
 from router.streaming.sse import parse_sse
 from router.types import Cost, LLMRequest, LLMResponse, Message
 

@@ -23,7 +23,6 @@ import structlog
 
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
 from adapters.registry import check_request, provider
-from router.assemble import assemble_response
 from router.call_limits import (
     CallLimits,
     DeadlineExceeded,
@@ -42,6 +41,7 @@ from router.errors import (
 )
 from router.logging import CallLogContext, grounding_debug_enabled, register_secret
 from router.pricing import Metered, PriceBook
+from router.respond import assemble_response
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.streaming.call import StreamParts, arun_stream, run_stream
