@@ -1,13 +1,16 @@
 """class Router: the single entry point backend pipelines call (UnifiedLLMAdapter is its alias).
 
-``route(request)`` validates the request (including what the vendor's registry row says its
-provider can do: domain filters, documents), picks the vendor's adapter from the provider registry
-(:mod:`adapters.registry`; imported lazily, created once and reused), runs it under the one retry
-layer, resolves redirect links when ``resolve_redirects`` is on (for every provider alike, see
-:mod:`router.citations.resolution`), assembles the ``LLMResponse`` (with its estimated cost,
-:mod:`router.pricing`) and runs the grounding validators, which fail closed. Only
-``RouterError`` subclasses leave this module. ``stream(request)`` does the same as a stream of
-events (:mod:`router.streaming` says how it behaves; :mod:`router.streaming.call` runs it).
+The router is wiring: it holds the adapter cache, the retry layer and the tracing, and hands
+the rest on. ``route(request)`` looks up the vendor's registry row once (:mod:`adapters.registry`;
+the adapter is imported lazily, created once and reused), checks the request against the row's
+capabilities (:mod:`router.capabilities`), runs the adapter under the one retry layer within the
+call's limits (:mod:`router.call_limits`), and takes the one last step every path shares
+(:mod:`router.respond`: redirect resolution, cost, assembly, the validators, which fail closed).
+Only ``RouterError`` subclasses leave this module. ``stream(request)`` does the same as a stream
+of events (:mod:`router.streaming` says how it behaves; :mod:`router.streaming.call` runs it).
+
+Each sync/async twin holds only its I/O lines; what they decide is written once, in the helpers
+they share.
 """
 
 from __future__ import annotations
@@ -15,14 +18,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Self
 
 import structlog
 
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
-from adapters.registry import check_request, provider
+from adapters.registry import ProviderRow, provider
 from router.call_limits import (
     CallLimits,
     DeadlineExceeded,
@@ -30,26 +33,24 @@ from router.call_limits import (
     limits_scope,
     run_within,
 )
+from router.capabilities import check_request
 from router.citations.domains import load_suffix_list
 from router.citations.redirects import RedirectResolver
-from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from router.errors import (
     GroundingRequiredFailedError,
     RequestValidationError,
-    ResponseParseError,
     RouterError,
 )
-from router.logging import CallLogContext, grounding_debug_enabled, register_secret
-from router.pricing import Metered, PriceBook
-from router.respond import assemble_response
+from router.logging import CallLogContext, register_secret
+from router.pricing import PriceBook
+from router.respond import Responder, aguarded, guarded, load_prices, unexpected
 from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.streaming.call import StreamParts, arun_stream, run_stream
 from router.streaming.events import Completed, StreamEvent
-from router.text.nesting import nesting_depth
 from router.tracing import FIRST_CHUNK_S, STREAM_ABANDONED, NoSpan, RouteTrace, Tracing
-from router.types import Cost, LLMRequest, LLMResponse, Vendor
-from router.validation import DEFAULT_VALIDATORS, Validator, run_validators
+from router.types import LLMRequest, LLMResponse, Vendor
+from router.validation import DEFAULT_VALIDATORS, Validator
 
 __all__ = [
     "RequestInput",
@@ -64,7 +65,6 @@ __all__ = [
 ]
 
 RequestInput = LLMRequest | Mapping[str, Any]
-T = TypeVar("T")
 
 log = structlog.get_logger(__name__)
 
@@ -111,10 +111,9 @@ class Router:
         self.settings = settings if settings is not None else RouterSettings()
         self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
         self._adapters_lock = threading.Lock()
-        self._validators = tuple(validators)
         self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
-        self.prices = prices if prices is not None else PriceBook.load(self.settings.prices)
-        self._resolver = resolver
+        self.prices = prices if prices is not None else load_prices(self.settings.prices)
+        self._responder = Responder(self.settings, self.prices, tuple(validators), resolver)
         self.tracing = Tracing(self.settings, tracer_provider)
         for secret in self.settings.secret_values():
             register_secret(secret)
@@ -129,28 +128,19 @@ class Router:
         adapter = self._adapters.get(vendor)
         if adapter is not None:
             return adapter
-        with self._adapters_lock:
-            adapter = self._adapters.get(vendor)
-            if adapter is None:
-                # The registry imports the provider package (and its SDK) only now, and the
-                # suffix list is read now too: neither is paid within a call's deadline.
-                adapter = self._adapters[vendor] = provider(vendor).new_adapter()
-                load_suffix_list()
-            return adapter
+        return self._new_adapter(provider(vendor))
 
     def route(self, request: RequestInput) -> LLMResponse:
         """Send one request and return the validated response, or raise a ``RouterError``."""
         started = time.perf_counter()
         checked = as_request(request)
-        with self.tracing.route(checked) as span, self._call_context(checked):
+        row = provider(checked.vendor)
+        with self.tracing.route(checked, row) as span, self._call_context(checked):
             try:
-                response = self._route_once(checked, started, attempts_before=0)
+                response = self._route_once(checked, row, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
-                if not self.settings.reask_on_required_failure:
-                    raise
-                self._log_reask(checked, failure, span)
-                earlier = failure.response.attempts if failure.response else 1
-                response = self._route_once(checked, started, attempts_before=earlier)
+                earlier = self._reask(checked, failure, span)
+                response = self._route_once(checked, row, started, attempts_before=earlier)
             span.succeeded(response)
             return response
 
@@ -158,15 +148,13 @@ class Router:
         """The async twin of :meth:`route`."""
         started = time.perf_counter()
         checked = as_request(request)
-        with self.tracing.route(checked) as span, self._call_context(checked):
+        row = provider(checked.vendor)
+        with self.tracing.route(checked, row) as span, self._call_context(checked):
             try:
-                response = await self._aroute_once(checked, started, attempts_before=0)
+                response = await self._aroute_once(checked, row, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
-                if not self.settings.reask_on_required_failure:
-                    raise
-                self._log_reask(checked, failure, span)
-                earlier = failure.response.attempts if failure.response else 1
-                response = await self._aroute_once(checked, started, attempts_before=earlier)
+                earlier = self._reask(checked, failure, span)
+                response = await self._aroute_once(checked, row, started, attempts_before=earlier)
             span.succeeded(response)
             return response
 
@@ -190,16 +178,12 @@ class Router:
 
     def close(self) -> None:
         """Release the SDK clients of every adapter created so far."""
-        with self._adapters_lock:
-            adapters = list(self._adapters.values())
-        for adapter in adapters:
+        for adapter in self._created():
             adapter.close()
 
     async def aclose(self) -> None:
         """Release the async SDK clients created on the running event loop, then the rest."""
-        with self._adapters_lock:
-            adapters = list(self._adapters.values())
-        for adapter in adapters:
+        for adapter in self._created():
             await adapter.aclose()
             adapter.close()
 
@@ -225,11 +209,32 @@ class Router:
     ) -> None:
         await self.aclose()
 
+    # -- the adapters -----------------------------------------------------------------------
+
+    def _adapter(self, row: ProviderRow) -> Adapter:
+        """The adapter of ``row``'s vendor (the registry row the call already holds)."""
+        adapter = self._adapters.get(row.vendor)
+        return adapter if adapter is not None else self._new_adapter(row)
+
+    def _new_adapter(self, row: ProviderRow) -> Adapter:
+        with self._adapters_lock:
+            adapter = self._adapters.get(row.vendor)
+            if adapter is None:
+                # The registry imports the provider package (and its SDK) only now, and the
+                # suffix list is read now too: neither is paid within a call's deadline.
+                adapter = self._adapters[row.vendor] = row.new_adapter()
+                load_suffix_list()
+            return adapter
+
+    def _created(self) -> list[Adapter]:
+        with self._adapters_lock:
+            return list(self._adapters.values())
+
     # -- streams ----------------------------------------------------------------------------
 
     def _stream_parts(self, request: LLMRequest) -> StreamParts:
-        check_request(request)
         row = provider(request.vendor)
+        check_request(request, row)
         if not row.capabilities.streaming:
             raise RequestValidationError(
                 f"vendor: {row.label} cannot stream through the router; use route()",
@@ -238,17 +243,9 @@ class Router:
                 model=request.model,
                 request_id=request.request_id,
             )
-        adapter: Any = _guarded(lambda: self.adapter_for(request.vendor))
+        adapter: Any = guarded(lambda: self._adapter(row))
         streaming: StreamingAdapter = adapter
-        return StreamParts(
-            streaming,
-            self.settings,
-            self._retry,
-            self._finish,
-            _unexpected,
-            self._resolve_redirects,
-            self._aresolve_redirects,
-        )
+        return StreamParts(streaming, row, self.settings, self._retry, self._responder)
 
     def _call_context(self, request: LLMRequest) -> CallLogContext:
         """The debug switch and the request's log context, for one call or one stream step.
@@ -272,7 +269,7 @@ class Router:
         # The debug switch, the log context and the call's span are set around each step, never
         # held across a yield: a caller may leave the stream half-read, and it is then closed
         # wherever it is collected.
-        span = self.tracing.route(request, stream=True)
+        span = self.tracing.route(request, parts.row, stream=True)
         events, issued, delivered = run_stream(request, parts, started), time.perf_counter(), 0
         try:
             while True:
@@ -282,8 +279,7 @@ class Router:
                     except StopIteration:
                         return
                     except RouterError as error:
-                        self._fail(request, error)
-                        span.failed(error)
+                        self._stream_failed(request, span, error)
                         raise
                 _traced_event(span, event, issued=issued, first=not delivered)
                 delivered += 1
@@ -301,7 +297,7 @@ class Router:
     ) -> AsyncIterator[StreamEvent]:
         # As in _stream_events; here it matters most: an async generator left half-read is
         # closed by the event loop in a context of its own, where no outer setting can be reset.
-        span = self.tracing.route(request, stream=True)
+        span = self.tracing.route(request, parts.row, stream=True)
         events, issued, delivered = arun_stream(request, parts, started), time.perf_counter(), 0
         try:
             while True:
@@ -311,8 +307,7 @@ class Router:
                     except StopAsyncIteration:
                         return
                     except RouterError as error:
-                        self._fail(request, error)
-                        span.failed(error)
+                        self._stream_failed(request, span, error)
                         raise
                 _traced_event(span, event, issued=issued, first=not delivered)
                 delivered += 1
@@ -325,12 +320,14 @@ class Router:
                 await events.aclose()
             span.end()
 
-    # -- one pass: adapter under retries, then assembly and validation ----------------------
+    # -- one pass: the adapter under retries, then the one last step ------------------------
 
-    def _route_once(self, request: LLMRequest, started: float, attempts_before: int) -> LLMResponse:
+    def _route_once(
+        self, request: LLMRequest, row: ProviderRow, started: float, attempts_before: int
+    ) -> LLMResponse:
         try:
-            check_request(request)
-            adapter = _guarded(lambda: self.adapter_for(request.vendor))
+            check_request(request, row)
+            adapter = guarded(lambda: self._adapter(row))
 
             def attempt() -> tuple[AdapterResult, CallLimits]:
                 # One provider call within its limits: a deadline of timeout_s in all, and
@@ -338,125 +335,108 @@ class Router:
                 limits = self._limits(request)
                 with limits_scope(limits):
                     try:
-                        return _guarded(lambda: adapter.complete(request, self.settings)), limits
+                        return guarded(lambda: adapter.complete(request, self.settings)), limits
                     except RouterError as error:
-                        limited = _limit_error(limits, request)
+                        limited = _limit_error(limits, row)
                         if limited is None:
                             raise
                         raise limited from error
 
             (result, limits), attempts = self._retry.call(attempt)
             with limits_scope(self._limits(request)):  # resolution gets a deadline of its own
-                self._resolve_redirects(result)
-            return self._finish(request, result, attempts_before + attempts, started, limits)
+                self._responder.resolve(result)
+            return self._respond(
+                request,
+                row,
+                result,
+                attempts=attempts_before + attempts,
+                started=started,
+                limits=limits,
+            )
         except RouterError as error:
             self._fail(request, error)
             raise
 
     async def _aroute_once(
-        self, request: LLMRequest, started: float, attempts_before: int
+        self, request: LLMRequest, row: ProviderRow, started: float, attempts_before: int
     ) -> LLMResponse:
         try:
-            check_request(request)
-            adapter = _guarded(lambda: self.adapter_for(request.vendor))
+            check_request(request, row)
+            adapter = guarded(lambda: self._adapter(row))
 
             async def attempt() -> tuple[AdapterResult, CallLimits]:
                 limits = self._limits(request)
                 try:
                     result = await run_within(
-                        limits, lambda: _aguarded(lambda: adapter.acomplete(request, self.settings))
+                        limits, lambda: aguarded(lambda: adapter.acomplete(request, self.settings))
                     )
                 except (RouterError, DeadlineExceeded) as error:
-                    limited = _limit_error(limits, request)
+                    limited = _limit_error(limits, row)
                     if limited is None and isinstance(error, RouterError):
                         raise
-                    raise limited or _unexpected(error) from error
+                    raise limited or unexpected(error) from error
                 return result, limits
 
             (result, limits), attempts = await self._retry.acall(attempt)
             with limits_scope(self._limits(request)):
-                await self._aresolve_redirects(result)
-            return self._finish(request, result, attempts_before + attempts, started, limits)
+                await self._responder.aresolve(result)
+            return self._respond(
+                request,
+                row,
+                result,
+                attempts=attempts_before + attempts,
+                started=started,
+                limits=limits,
+            )
         except RouterError as error:
             self._fail(request, error)
             raise
 
-    def _resolve_redirects(self, result: AdapterResult) -> None:
-        """Resolve the redirect links of ``result``'s citations, when resolution is on."""
-        if (links := self._links_to_resolve(result)) is not None:
-            _resolve_links(result, links[0].resolve_many_sync(links[1]))
-
-    async def _aresolve_redirects(self, result: AdapterResult) -> None:
-        """The async twin of :meth:`_resolve_redirects`."""
-        if (links := self._links_to_resolve(result)) is not None:
-            _resolve_links(result, await links[0].resolve_many(links[1]))
-
-    def _links_to_resolve(self, result: AdapterResult) -> tuple[RedirectResolver, list[str]] | None:
-        """The resolver and the redirect links of ``result`` to ask it about, or None.
-
-        None while ``resolve_redirects`` is off or when no citation is a redirect link; the
-        resolver is built on first use.
-        """
-        if not self.settings.resolve_redirects:
-            return None
-        urls = redirect_link_urls(result.citations)
-        if not urls:
-            return None
-        with self._adapters_lock:
-            if self._resolver is None:
-                self._resolver = RedirectResolver(self.settings)
-            return self._resolver, urls
+    def _respond(
+        self,
+        request: LLMRequest,
+        row: ProviderRow,
+        result: AdapterResult,
+        *,
+        attempts: int,
+        started: float,
+        limits: CallLimits,
+    ) -> LLMResponse:
+        return self._responder.respond(
+            request, row.label, result, attempts=attempts, started=started, limits=limits
+        )
 
     def _limits(self, request: LLMRequest) -> CallLimits:
         return limits_for(request, self.settings)
 
-    def _finish(
+    def _reask(
         self,
         request: LLMRequest,
-        result: AdapterResult,
-        attempts: int,
-        started: float,
-        limits: CallLimits | None = None,
-    ) -> LLMResponse:
-        _check_nesting(result, self.settings.max_json_depth)
-        if limits is not None:
-            _note_cuts(request, result, limits)
-        cost = self._cost(request, result)
-        response = _guarded(
-            lambda: assemble_response(
-                request, result, attempts=attempts, latency_ms=_elapsed_ms(started), cost=cost
-            )
+        failure: GroundingRequiredFailedError,
+        span: RouteTrace | NoSpan,
+    ) -> int:
+        """The attempts the failed answer took, when the setting asks again; else ``failure``."""
+        if not self.settings.reask_on_required_failure:
+            raise failure
+        # The answer asked again for is paid for too, but only the final response carries a cost.
+        kept = failure.response
+        cost = kept.usage.cost if isinstance(kept, LLMResponse) else None
+        log.info(
+            "grounding_required_reask",
+            vendor=request.vendor,
+            model=request.model,
+            request_id=request.request_id,
+            reason=failure.reason,
+            cost=cost.total if cost is not None else None,
         )
-        for warning in result.warnings:
-            log.warning(
-                warning, vendor=request.vendor, model=request.model, request_id=request.request_id
-            )
-        run_validators(self._validators, request, response)
-        if grounding_debug_enabled():
-            log.debug(
-                "route_completed",
-                vendor=request.vendor,
-                model=request.model,
-                request_id=request.request_id,
-                attempts=attempts,
-                citations=len(response.citations),
-                grounded_effective=response.grounded_effective,
-                latency_ms=round(response.latency_ms, 1),
-            )
-        return response
+        span.event("grounding_router.reask", {"grounding_router.reask.reason": failure.reason})
+        return kept.attempts if kept else 1
 
-    def _cost(self, request: LLMRequest, result: AdapterResult) -> Cost | None:
-        """The reply's cost; a bug in pricing costs the estimate, never the response."""
-        metered = Metered(
-            usage=result.usage,
-            tool_calls=result.tool_call_count,
-            queries=result.web_search_queries,
-        )
-        try:
-            return self.prices.cost(request.vendor, (result.model_version, request.model), metered)
-        except Exception:
-            log.exception("cost_estimate_failed", vendor=request.vendor, model=request.model)
-            return None
+    def _stream_failed(
+        self, request: LLMRequest, span: RouteTrace | NoSpan, error: RouterError
+    ) -> None:
+        self._fail(request, error)
+        span.failed(error)
 
     @staticmethod
     def _fail(request: LLMRequest, error: RouterError) -> None:
@@ -474,23 +454,6 @@ class Router:
             status_code=error.status_code,
         )
 
-    @staticmethod
-    def _log_reask(
-        request: LLMRequest, failure: GroundingRequiredFailedError, span: RouteTrace | NoSpan
-    ) -> None:
-        # The answer asked again for is paid for too, but only the final response carries a cost.
-        kept = failure.response
-        cost = kept.usage.cost if isinstance(kept, LLMResponse) else None
-        log.info(
-            "grounding_required_reask",
-            vendor=request.vendor,
-            model=request.model,
-            request_id=request.request_id,
-            reason=failure.reason,
-            cost=cost.total if cost is not None else None,
-        )
-        span.event("grounding_router.reask", {"grounding_router.reask.reason": failure.reason})
-
 
 UnifiedLLMAdapter = Router
 """The router's name in the original spec, kept as an alias (``router.unified_llm_adapter``)."""
@@ -506,77 +469,12 @@ def _traced_event(
         span.succeeded(event.response)
 
 
-def _limit_error(limits: CallLimits, request: LLMRequest) -> RouterError | None:
+def _limit_error(limits: CallLimits, row: ProviderRow) -> RouterError | None:
     """The error of the call limit that ended the attempt, if one did (whatever the SDK made of
     it on its way out: a timeout, a connection error, an unexpected exception)."""
     if limits.fired is None:
         return None
-    return limits.error(provider(request.vendor).label, request.vendor)
-
-
-def _note_cuts(request: LLMRequest, result: AdapterResult, limits: CallLimits) -> None:
-    """Say so when a limit cut the reply's citations or its forensic events."""
-    if limits.citations_cut:
-        kept = limits.max_citations
-        result.warnings.append(
-            f"[CITATIONS] {provider(request.vendor).label}: the reply named more sources than "
-            f"GROUNDING_ROUTER_MAX_CITATIONS={kept}; the first {kept} were kept, "
-            f"{limits.citations_cut} cut"
-        )
-    if limits.max_debug_events is not None and limits.debug_events > limits.max_debug_events:
-        log.warning(
-            "forensic_events_cut",
-            vendor=request.vendor,
-            request_id=request.request_id,
-            kept=limits.max_debug_events,
-            setting="GROUNDING_ROUTER_MAX_DEBUG_EVENTS",
-        )
-
-
-def _check_nesting(result: AdapterResult, limit: int) -> None:
-    """A JSON answer deeper than the limit is refused: no response could carry it as JSON."""
-    if result.parsed is None:
-        return
-    if nesting_depth(result.parsed, stop_at=limit) > limit:
-        raise ResponseParseError(
-            f"the JSON answer nests more than {limit} levels deep, more than a response may hold "
-            "(GROUNDING_ROUTER_MAX_JSON_DEPTH)",
-            reason="json_too_deep",
-        )
-
-
-def _elapsed_ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000.0
-
-
-def _resolve_links(result: AdapterResult, targets: Mapping[str, str]) -> None:
-    """Put the resolved targets of ``result``'s redirect links into its citations."""
-    result.citations = _guarded(lambda: with_resolved_redirects(result.citations, targets))
-
-
-def _unexpected(exc: BaseException) -> RouterError:
-    return RouterError(
-        f"unexpected {type(exc).__name__} inside the router: {exc}", reason="unexpected_error"
-    )
-
-
-def _guarded(call: Callable[[], T]) -> T:
-    """Run ``call``; anything outside the RouterError tree becomes a RouterError (not retried)."""
-    try:
-        return call()
-    except RouterError:
-        raise
-    except Exception as exc:
-        raise _unexpected(exc) from exc
-
-
-async def _aguarded(call: Callable[[], Awaitable[T]]) -> T:
-    try:
-        return await call()
-    except RouterError:
-        raise
-    except Exception as exc:
-        raise _unexpected(exc) from exc
+    return limits.error(row.label, row.vendor)
 
 
 _default_router: Router | None = None

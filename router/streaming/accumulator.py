@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.base import StreamReader
-from adapters.registry import provider
+from adapters.registry import ProviderRow, provider
 from router.errors import RequestValidationError, ResponseParseError
-from router.extraction import offline_request, offline_response
+from router.extraction import offline_request
+from router.respond import offline_response
 from router.streaming.events import (
     CitationDelta,
     Completed,
@@ -26,20 +27,16 @@ from router.streaming.events import (
 )
 from router.types import Citation, LLMRequest, LLMResponse
 
-__all__ = [
-    "CitationDelta",
-    "Completed",
-    "SearchStarted",
-    "StreamAccumulator",
-    "StreamEvent",
-    "TextDelta",
-    "open_stream_reader",
-]
+__all__ = ["StreamAccumulator", "open_stream_reader", "stream_reader"]
 
 
 def open_stream_reader(vendor: str, request: LLMRequest) -> StreamReader:
     """A fresh stream reader of ``vendor`` for ``request`` (the provider's, from the registry)."""
-    row = provider(vendor)
+    return stream_reader(provider(vendor), request)
+
+
+def stream_reader(row: ProviderRow, request: LLMRequest) -> StreamReader:
+    """A fresh stream reader of ``row``'s provider for ``request``."""
     reader_class = row.stream_format()
     if reader_class is None:
         raise RequestValidationError(

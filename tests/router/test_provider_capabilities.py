@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from adapters.registry import PROVIDERS, check_request
+from adapters.registry import PROVIDERS
+from router.capabilities import check_request
 from router.emulator import Emulator
 from router.errors import RequestValidationError
 from router.router import UnifiedLLMAdapter
