@@ -263,7 +263,7 @@ class LLMRequest(_StrictModel):
 
     ``allowed_domains`` / ``blocked_domains``, ``search_context_size`` and ``search_recency``
     shape the provider's search; a vendor whose registry row lacks one refuses it before any
-    call (``adapters.registry.check_request``).
+    call (``router.capabilities.check_request``).
     """
 
     vendor: Vendor
