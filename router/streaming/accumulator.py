@@ -14,6 +14,7 @@ from typing import Any
 
 from adapters.base import StreamReader
 from adapters.registry import ProviderRow, provider
+from router.citations.build import citation_key
 from router.errors import RequestValidationError, ResponseParseError
 from router.extraction import offline_request
 from router.respond import offline_response
@@ -23,7 +24,6 @@ from router.streaming.events import (
     SearchStarted,
     StreamEvent,
     TextDelta,
-    citation_key,
 )
 from router.types import Citation, LLMRequest, LLMResponse
 

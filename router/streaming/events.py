@@ -9,10 +9,10 @@ Events (DESIGN.md section 9), in the order a stream delivers them:
   call, sent when the call's queries are known; ``queries`` may be empty for a page fetch).
 - :class:`CitationDelta` ``(citation)``: a uniform citation (DESIGN.md section 3), new or
   updated. It is the citation's whole state as known now, not a difference: a consumer keeps the
-  latest one per source (:func:`citation_key`). Its ``spans`` are character offsets into the
-  text delivered so far, so a marker can be placed at once; no span ever points past that
-  text. ``rank`` is provisional while the stream runs (the final ranks are the ones in
-  ``Completed.response``).
+  latest one per source (:func:`router.citations.build.citation_key`). Its ``spans`` are
+  character offsets into the text delivered so far, so a marker can be placed at once; no span
+  ever points past that text. ``rank`` is provisional while the stream runs (the final ranks are
+  the ones in ``Completed.response``).
 - :class:`Completed` ``(response)``: the same ``LLMResponse`` that ``route()`` returns for the
   same reply. It is always last; a stream that cannot complete raises instead.
 
@@ -36,7 +36,6 @@ __all__ = [
     "SearchStarted",
     "StreamEvent",
     "TextDelta",
-    "citation_key",
 ]
 
 

@@ -62,7 +62,7 @@ class ReadStream:
 
     def latest_citations(self) -> list[Any]:
         latest: dict[str, Any] = {}
-        from router.streaming.events import citation_key
+        from router.citations.build import citation_key
 
         for event in self.events:
             if isinstance(event, CitationDelta):
