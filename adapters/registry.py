@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from router.errors import RequestValidationError
-from router.types import LLMRequest, Vendor
+from router.types import Vendor
 
 if TYPE_CHECKING:
     from adapters.base import Adapter, ReplyMapper, StreamFormat
@@ -39,7 +39,6 @@ __all__ = [
     "Capabilities",
     "OffsetUnit",
     "ProviderRow",
-    "check_request",
     "labels",
     "provider",
     "vendors",
@@ -51,7 +50,7 @@ PRICE_FILE = "prices.toml"
 
 @dataclass(frozen=True, slots=True)
 class Capabilities:
-    """What a provider can do through its adapter.
+    """What a provider can do through its adapter; every flag is off unless its row says so.
 
     ``offset_unit`` is the unit of the provider's own citation offsets (the router's spans are
     always characters: byte offsets are converted by the provider package).
@@ -64,14 +63,14 @@ class Capabilities:
     ``LLMRequest.search_context_size`` / ``search_recency``.
     """
 
-    streaming: bool
-    citations: bool
-    json_mode: bool
-    two_step_json: bool
-    offset_unit: OffsetUnit
-    allowed_domains: bool
-    blocked_domains: bool
-    documents: bool
+    streaming: bool = False
+    citations: bool = False
+    json_mode: bool = False
+    two_step_json: bool = False
+    offset_unit: OffsetUnit = "chars"
+    allowed_domains: bool = False
+    blocked_domains: bool = False
+    documents: bool = False
     domain_filters_together: bool = False
     max_domains: int | None = None
     search_context_size: bool = False
@@ -285,76 +284,6 @@ _ROWS: tuple[ProviderRow, ...] = (
 
 PROVIDERS: Mapping[Vendor, ProviderRow] = MappingProxyType({row.vendor: row for row in _ROWS})
 _BY_NAME: Mapping[str, ProviderRow] = {row.vendor: row for row in _ROWS}
-
-
-_SEARCH_OPTIONS = ("search_context_size", "search_recency")
-
-
-def check_request(request: LLMRequest) -> None:
-    """Refuse what the vendor's provider cannot do: a domain filter (or both, or too many
-    domains), a search option or documents it lacks.
-
-    The router calls this before any adapter, so every provider refuses the same way: a
-    ``RequestValidationError`` naming the vendor, the field and what the provider does support.
-    """
-    row = provider(request.vendor)
-    capabilities = row.capabilities
-    filters = {
-        "allowed_domains": capabilities.allowed_domains,
-        "blocked_domains": capabilities.blocked_domains,
-    }
-    for name, supported in filters.items():
-        if getattr(request, name) is not None and not supported:
-            offered = [other for other, has in filters.items() if has]
-            said = (
-                f"it supports only {' and '.join(offered)}"
-                if offered
-                else "its search takes no domain filter"
-            )
-            raise RequestValidationError(
-                f"{name}: {row.label} ({row.vendor!r}) has no {name.replace('_', ' ')} filter; "
-                f"{said}",
-                field=name,
-                request_id=request.request_id,
-            )
-    if (
-        request.allowed_domains is not None
-        and request.blocked_domains is not None
-        and not capabilities.domain_filters_together
-    ):
-        raise RequestValidationError(
-            f"allowed_domains: {row.label} ({row.vendor!r}) takes allowed_domains or "
-            "blocked_domains, not both in one request",
-            field="allowed_domains",
-            request_id=request.request_id,
-        )
-    limit = capabilities.max_domains
-    for name in filters:
-        listed = getattr(request, name)
-        if limit is not None and listed is not None and len(listed) > limit:
-            raise RequestValidationError(
-                f"{name}: {row.label} ({row.vendor!r}) takes at most {limit} domains, "
-                f"got {len(listed)}",
-                field=name,
-                request_id=request.request_id,
-            )
-    for option in _SEARCH_OPTIONS:
-        if getattr(request, option) is not None and not getattr(capabilities, option):
-            having = [other.vendor for other in _ROWS if getattr(other.capabilities, option)]
-            raise RequestValidationError(
-                f"{option}: {row.label} ({row.vendor!r}) has no such search option; "
-                f"vendors that take it: {', '.join(map(repr, having))}",
-                field=option,
-                request_id=request.request_id,
-            )
-    if request.documents and not capabilities.documents:
-        accepting = [other.vendor for other in _ROWS if other.capabilities.documents]
-        raise RequestValidationError(
-            f"messages: {row.label} ({row.vendor!r}) does not accept document parts; send text "
-            f"only, or use a vendor that cites documents: {', '.join(map(repr, accepting))}",
-            field="messages",
-            request_id=request.request_id,
-        )
 
 
 def vendors() -> tuple[Vendor, ...]:

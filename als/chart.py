@@ -21,7 +21,7 @@ from typing import Any
 
 from als.names import display_name
 from als.report import ALSReport, GroupReport
-from router.terminal import terminal_safe
+from router.text.terminal import terminal_safe
 
 __all__ = ["INSTALL_HINT", "ChartsUnavailableError", "suffix_label", "write_chart"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from als.chart import INSTALL_HINT, ChartsUnavailableError
 from als.overlap import PairOverlap, ProviderOverlap
-from router.terminal import terminal_safe
+from router.text.terminal import terminal_safe
 
 __all__ = ["write_heatmap"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from als.overlap import PairOverlap, ProviderOverlap
-from router.terminal import terminal_safe
+from router.text.terminal import terminal_safe
 
 __all__ = ["overlap_table", "print_overlap"]
 

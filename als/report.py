@@ -50,8 +50,8 @@ from als.als_ambient_utils import (
 from als.cost import SourceCost
 from als.fanout_rows import provider_rows
 from als.overlap import ProviderOverlap
-from router.jsonl import UnreadableLineError, loads, read_lines
 from router.logging import get_logger
+from router.text.jsonl import UnreadableLineError, loads, read_lines
 
 __all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
 

@@ -1,7 +1,7 @@
 """The ALS report as a rich table for people, one row per group, then the failed rows.
 
 Group values, domains and error types come from the batch file and, before it, from the web: all
-of it goes through :func:`router.terminal.terminal_safe` and reaches rich as plain
+of it goes through :func:`router.text.terminal.terminal_safe` and reaches rich as plain
 ``Text``, never as markup.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from als.names import display_name
 from als.report import ALSReport, GroupReport
-from router.terminal import terminal_safe
+from router.text.terminal import terminal_safe
 
 __all__ = ["cost_table", "counts_table", "failure_line", "print_report", "top_table"]
 

@@ -18,9 +18,9 @@ from router.commands import als, batch, compare, demo, extract, providers, route
 from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.logging import configure_logging
-from router.redaction import RedactingStream, register_secret
 from router.settings import RouterSettings
-from router.terminal import show_warning
+from router.text.redaction import RedactingStream, register_secret
+from router.text.terminal import show_warning
 
 __all__ = ["build_parser", "main"]
 

@@ -3,7 +3,7 @@
 Every error the router raises on purpose is a ``RouterError``; nothing else is meant to escape
 ``route()``. Each error carries the fields a batch report needs and serialises with ``to_dict()``.
 Every string an error holds, whenever it is set, passes the one redaction
-(:func:`router.redaction.redact_text`): a provider or proxy that quotes a credential back, in
+(:func:`router.text.redaction.redact_text`): a provider or proxy that quotes a credential back, in
 any field and any encoding, cannot put it into a message, a field or ``to_dict()``.
 
 ```
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sized
 from typing import Any, Literal, Protocol
 
-from router.redaction import redact_text
+from router.text.redaction import redact_text
 
 __all__ = [
     "ConfigurationError",

@@ -14,11 +14,12 @@ that name would take the package attribute over once imported.)
 - any other iterable (a list of chunks, an SDK stream, lines or pieces of an SSE text, objects
   with a ``data`` text such as an SDK's server-sent events): a stream, chunk by chunk.
 
-A final body goes through the provider's reply mapper, a stream through its stream reader
-(both named by the registry, see ``adapters.base``), each in the lenient mode: the result is an
-``LLMResponse`` exactly as ``route()`` would build it for the same reply (``latency_ms`` 0,
-``attempts`` 0; the cost estimated at the built-in list prices), and nothing about the reply
-makes it raise. What could not be read is said in
+A final body goes through the provider's reply mapper, a stream through its stream reader (both
+named by the registry, see ``adapters.base``), each in the lenient mode: the result is an
+``LLMResponse`` exactly as ``route()`` would build it for the same reply, through the same
+assembly (:func:`router.respond.offline_response`: ``latency_ms`` 0, ``attempts`` 0; the cost
+estimated at the built-in list prices; no validators: a stored reply is read, not judged), and
+nothing about the reply makes it raise. What could not be read is said in
 ``metadata["warnings"]``, and a reply that yields nothing at all always says what it looked
 like: an empty result is never silent. Only an unknown vendor (or a bad ``request``) raises
 ``RequestValidationError``.
@@ -32,17 +33,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from functools import cache
 from typing import Any
 
 from adapters.base import AdapterResult, StreamFormat
 from adapters.registry import ProviderRow, provider
-from router.assemble import assemble_response
-from router.pricing import Metered, PriceBook
-from router.sse import parse_sse
-from router.types import Cost, LLMRequest, LLMResponse, Message
+from router.respond import offline_response
+from router.streaming.sse import parse_sse
+from router.types import LLMRequest, LLMResponse, Message
 
-__all__ = ["extract", "offline_request", "offline_response"]
+__all__ = ["extract", "offline_request"]
 
 _SHOWN = 60
 _PLACEHOLDER_QUESTION = "(a stored reply: the question was not recorded)"
@@ -56,7 +55,10 @@ def offline_request(
         return request
     if request is not None:
         return LLMRequest.model_validate(request)
-    row = provider(vendor)
+    return _default_request(provider(vendor), model)
+
+
+def _default_request(row: ProviderRow, model: object) -> LLMRequest:
     return LLMRequest(
         vendor=row.vendor,
         model=model if isinstance(model, str) and model.strip() else row.default_model,
@@ -73,7 +75,11 @@ def extract(
     warnings: list[str] = []
     shape = _Shape(row, warnings)
     read = shape.read(reply)
-    asked = offline_request(row.vendor, request, model=shape.model)
+    asked = (
+        _default_request(row, shape.model)
+        if request is None
+        else offline_request(row.vendor, request)
+    )
     result = _result(row, asked, read, warnings)
     if not result.content and not result.citations and not result.tool_call_count:
         warnings.append(
@@ -82,26 +88,6 @@ def extract(
         )
     result.warnings = [*warnings, *result.warnings]
     return offline_response(asked, result)
-
-
-def offline_response(asked: LLMRequest, result: AdapterResult) -> LLMResponse:
-    """The response of a reply read offline: no latency, no attempts, list-price cost."""
-    return assemble_response(asked, result, attempts=0, latency_ms=0.0, cost=_cost(asked, result))
-
-
-@cache
-def _prices() -> PriceBook:
-    return PriceBook.load()
-
-
-def _cost(asked: LLMRequest, result: AdapterResult) -> Cost | None:
-    metered = Metered(
-        usage=result.usage, tool_calls=result.tool_call_count, queries=result.web_search_queries
-    )
-    try:
-        return _prices().cost(asked.vendor, (result.model_version, asked.model), metered)
-    except Exception:  # an estimate that fails costs the estimate, never the extraction
-        return None
 
 
 # What the reply turned out to be: a body, stream chunks, or nothing readable.

@@ -22,10 +22,11 @@ from typing import Any, Literal
 from adapters.registry import provider
 from router.aggregate import Aggregate, aggregate
 from router.errors import FanoutError, RequestValidationError, RouterError
+from router.router import RequestInput, UnifiedLLMAdapter, shared_router
+from router.tracing import NoSpan, OperationSpan
 from router.types import LLMRequest, LLMResponse
-from router.unified_llm_adapter import RequestInput, UnifiedLLMAdapter, shared_router
 
-__all__ = ["FanoutResult", "Require", "aggregate", "aroute_many", "route_many"]
+__all__ = ["FanoutResult", "Require", "aroute_many", "route_many"]
 
 Require = Literal["any", "all"]
 # The span over a fan-out; each provider's call is a child span of it (router.tracing).
@@ -69,9 +70,8 @@ def route_many(
     router: UnifiedLLMAdapter | None = None,
 ) -> FanoutResult:
     """Ask every vendor of ``vendors`` the same question at once (threads); see the module."""
-    chosen = router or shared_router()
-    requests = plan_requests(request, vendors, models=models, require=require, router=chosen)
-    with chosen.tracing.operation(FANOUT_SPAN, _fanout_attributes(requests, require)) as span:
+    chosen, requests = _planned(request, vendors, models, require, router)
+    with _fanout_span(chosen, requests, require) as span:
         with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="route_many") as pool:
             # Each thread runs in a copy of this context, so the calls' spans are children.
             futures = {
@@ -92,13 +92,30 @@ async def aroute_many(
     router: UnifiedLLMAdapter | None = None,
 ) -> FanoutResult:
     """The async twin of :func:`route_many`: one task per vendor on the running loop."""
-    chosen = router or shared_router()
-    requests = plan_requests(request, vendors, models=models, require=require, router=chosen)
-    with chosen.tracing.operation(FANOUT_SPAN, _fanout_attributes(requests, require)) as span:
+    chosen, requests = _planned(request, vendors, models, require, router)
+    with _fanout_span(chosen, requests, require) as span:
         results = await asyncio.gather(*(_aoutcome(chosen, each) for each in requests.values()))
         outcomes = dict(zip(requests, results, strict=True))
         span.set(_outcome_attributes(outcomes))
         return _finished(outcomes, require)
+
+
+def _planned(
+    request: RequestInput,
+    vendors: Sequence[str],
+    models: Mapping[str, str] | None,
+    require: Require,
+    router: UnifiedLLMAdapter | None,
+) -> tuple[UnifiedLLMAdapter, dict[str, LLMRequest]]:
+    """The router to ask (the given one, else the process-wide one) and each vendor's request."""
+    chosen = router or shared_router()
+    return chosen, plan_requests(request, vendors, models=models, require=require, router=chosen)
+
+
+def _fanout_span(
+    router: UnifiedLLMAdapter, requests: Mapping[str, LLMRequest], require: str
+) -> OperationSpan | NoSpan:
+    return router.tracing.operation(FANOUT_SPAN, _fanout_attributes(requests, require))
 
 
 def plan_requests(

@@ -33,8 +33,8 @@ from typing import Any, TextIO, cast
 import structlog
 
 from router.call_limits import current_limits
-from router.redaction import REDACTED, redact_text, redacted_prefix, register_secret
-from router.terminal import json_for_terminal, terminal_safe_fields
+from router.text.redaction import REDACTED, redact_text, redacted_prefix, register_secret
+from router.text.terminal import json_for_terminal, terminal_safe_fields
 
 __all__ = [
     "LIBRARY_LOGGERS",

@@ -24,7 +24,7 @@ from pydantic_core import ErrorDetails
 from typing_extensions import TypedDict
 
 from router.errors import RequestValidationError
-from router.nesting import nesting_depth
+from router.text.nesting import nesting_depth
 
 __all__ = [
     "MAX_METADATA_DEPTH",
@@ -263,7 +263,7 @@ class LLMRequest(_StrictModel):
 
     ``allowed_domains`` / ``blocked_domains``, ``search_context_size`` and ``search_recency``
     shape the provider's search; a vendor whose registry row lacks one refuses it before any
-    call (``adapters.registry.check_request``).
+    call (``router.capabilities.check_request``).
     """
 
     vendor: Vendor

@@ -19,8 +19,8 @@ import pytest
 from router.batch import run_batch
 from router.emulated import emulated_settings
 from router.emulator import Emulator
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import batch_cli, batch_cli_killed_midway, complete_rows, rows_of
 
 

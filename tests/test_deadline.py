@@ -21,8 +21,8 @@ import pytest
 from adapters.registry import PROVIDERS
 from router.emulator import Emulator
 from router.errors import ProviderTransientError, RouterError
+from router.router import UnifiedLLMAdapter
 from router.types import LLMResponse
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import emulator_settings
 
 TRICKLES = ("trickle_headers", "trickle_body", "trickle_chunks", "continue_flood")

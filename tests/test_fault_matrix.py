@@ -24,8 +24,8 @@ import pytest
 
 from router.emulator import FAULT_KINDS, Emulator, FaultSpec
 from router.errors import GroundingValidationError, ProviderError, RouterError
+from router.router import UnifiedLLMAdapter
 from router.types import LLMResponse
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.emulated import VENDORS, emulator_settings, grounded_request
 from support.sleeps import RecordedSleeps

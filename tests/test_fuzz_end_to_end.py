@@ -23,8 +23,8 @@ import pytest
 
 from router.emulator import Emulator
 from router.errors import GroundingValidationError, RouterError
+from router.router import UnifiedLLMAdapter
 from router.types import LLMResponse
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.emulated import VENDORS, emulator_settings, grounded_request
 from support.mutations import Corpus, mutated_case

@@ -16,10 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("router", "adapters", "als")
-# router.jsonl, the hostile-line reader ALS shares with the batch runner, imports nothing of the
-# project (a test below keeps it so): importing it reaches no higher than the module itself.
-ALS_MAY_IMPORT = ("router.types", "router.citations", "router.terminal", "router.jsonl")
-LEAF_MODULES = ("router.jsonl",)
+# router.text.jsonl, the hostile-line reader ALS shares with the batch runner, imports nothing of
+# the project (a test below keeps it so): importing it reaches no higher than the module itself.
+ALS_MAY_IMPORT = ("router.types", "router.citations", "router.text.terminal", "router.text.jsonl")
+LEAF_MODULES = ("router.text.jsonl",)
 
 
 def module_files() -> dict[str, tuple[Path, bool]]:
@@ -97,7 +97,7 @@ def find_cycle(graph: Mapping[str, frozenset[str]]) -> list[str] | None:
 def test_the_graph_is_read() -> None:
     """The reader sees edges known to exist (a reader that sees none would prove nothing)."""
     graph = import_graph()
-    assert "adapters.registry" in graph["router.unified_llm_adapter"]
+    assert "adapters.registry" in graph["router.router"]
     assert "router.errors" in graph["router.types"]
     assert "router.batch.limits" in graph["router.batch.workers"]
 
@@ -147,3 +147,63 @@ def test_the_emulator_imports_nothing_of_the_rest(module: str) -> None:
     """The emulator stands in for the providers: it knows nothing of the router."""
     outside = sorted(t for t in import_graph()[module] if not t.startswith("router.emulator"))
     assert outside == []
+
+
+# The floor the adapters stand on (DESIGN.md section 1): the contract modules, the citation and
+# text helpers, the stream events, pricing and tracing. None of it may reach up into the adapters.
+BELOW_THE_ADAPTERS = (
+    "router.types",
+    "router.errors",
+    "router.settings",
+    "router.logging",
+    "router.call_limits",
+    "router.retry",
+    "router.validation",
+    "router.citations",
+    "router.text",
+    "router.streaming.events",
+    "router.streaming.sse",
+    "router.stream_events",
+    "router.pricing",
+    "router.tracing",
+)
+
+
+def _below_the_adapters(module: str) -> bool:
+    return any(module == low or module.startswith(f"{low}.") for low in BELOW_THE_ADAPTERS)
+
+
+def _reached_from_the_adapters() -> set[str]:
+    graph = import_graph()
+    reached: set[str] = set()
+    pending = [module for module in graph if module.startswith("adapters")]
+    while pending:
+        for target in graph[pending.pop()]:
+            if target not in reached:
+                reached.add(target)
+                pending.append(target)
+    return reached
+
+
+@pytest.mark.parametrize("module", sorted(m for m in import_graph() if _below_the_adapters(m)))
+def test_nothing_below_the_adapters_imports_them(module: str) -> None:
+    """The floor imports no adapter module, the registry least of all: values are handed in."""
+    reaching_up = sorted(t for t in import_graph()[module] if t.startswith("adapters"))
+    assert reaching_up == []
+
+
+def test_the_adapters_import_only_the_floor_of_the_router() -> None:
+    """Every router module an adapter reaches (however indirectly) is on the declared floor."""
+    above = sorted(
+        module
+        for module in _reached_from_the_adapters()
+        if module.startswith("router") and not _below_the_adapters(module)
+    )
+    assert above == []
+
+
+def test_the_floor_check_sees_a_reach_up() -> None:
+    """The floor test is not vacuous: a module above the adapters does import the registry."""
+    assert "adapters.registry" in import_graph()["router.respond"]
+    assert not _below_the_adapters("router.respond")
+    assert _below_the_adapters("router.pricing.book")

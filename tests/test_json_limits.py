@@ -18,8 +18,8 @@ import pytest
 from adapters.registry import PROVIDERS
 from router.emulator import Emulator
 from router.errors import ResponseParseError
+from router.router import UnifiedLLMAdapter
 from router.types import LLMResponse
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import emulator_settings
 from support.replies import reply_body
 

@@ -21,7 +21,7 @@ import pytest
 from router.citations.raw import RAW_TEXT_LIMIT
 from router.emulator import Emulator
 from router.logging import MAX_LOG_FIELD_CHARS, configure_logging
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 from support.emulated import emulator_settings, grounded_request
 
 MB = 1_000_000

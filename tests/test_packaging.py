@@ -107,9 +107,17 @@ PUBLIC_NAMES = {
         "OffsetUnit",
         "ProviderRow",
         "labels",
-        "check_request",
         "provider",
         "vendors",
+    },
+    "router.capabilities": {"check_request"},
+    "router.unified_llm_adapter": {
+        "Router",
+        "UnifiedLLMAdapter",
+        "aroute",
+        "astream",
+        "route",
+        "stream",
     },
     "router.batch": {"BatchStats", "BatchSummary", "ProgressCallback", "arun_batch", "run_batch"},
     # DESIGN.md names the extractors by these modules; the providers live in their packages.

@@ -17,8 +17,8 @@ import pytest
 from adapters.registry import PROVIDERS
 from router.emulator import Emulator
 from router.errors import ProviderRequestError
+from router.router import UnifiedLLMAdapter
 from router.types import LLMResponse
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import emulator_settings
 
 VENDORS = list(PROVIDERS)

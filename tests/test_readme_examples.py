@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from router import LLMResponse
-from router import unified_llm_adapter as process_router
+from router import router as process_router
 from router.emulator import Emulator
 from support.emulated import cli_environment
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from router.errors import RouterError
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 from support.emulated import VENDORS, emulator_settings, grounded_request
 from support.emulator_process import EmulatorAddresses, emulator_process
 

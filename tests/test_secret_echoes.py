@@ -26,7 +26,7 @@ from router.cli import main
 from router.emulated import emulated_environment
 from router.emulator import Emulator
 from router.errors import ResponseParseError, RouterError
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 from support.emulated import emulator_settings
 from support.replies import reply_body
 from support.secret_watch import SENTINEL_SECRETS, sentinel_findings, vendor_sentinel

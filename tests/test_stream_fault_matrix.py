@@ -23,8 +23,8 @@ import pytest
 from adapters.registry import PROVIDERS
 from router.emulator import FAULT_KINDS, Emulator, FaultSpec
 from router.errors import RouterError
-from router.stream_events import Completed
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
+from router.streaming.events import Completed
 from support.emulated import emulator_settings
 from support.sleeps import RecordedSleeps
 

@@ -1,11 +1,11 @@
 """Recorded streams split and mutated at random: readers never raise, splits change nothing.
 
 Two kinds of split: the SSE text cut into network pieces at random places (decoded with
-``router.sse.SSEDecoder``), and the provider's own chunking redone (an OpenAI text delta cut in
-two, a Gemini chunk's text spread over two chunks). Whatever the split, the result of a valid
-stream is the same: content, citations, queries and tool calls. Mutated chunks (keys dropped,
-values of the wrong type, chunks dropped, repeated or swapped) never make a reader raise, and
-the events they give still keep every span within the delivered text.
+``router.streaming.sse.SSEDecoder``), and the provider's own chunking redone (an OpenAI text
+delta cut in two, a Gemini chunk's text spread over two chunks). Whatever the split, the result
+of a valid stream is the same: content, citations, queries and tool calls. Mutated chunks (keys
+dropped, values of the wrong type, chunks dropped, repeated or swapped) never make a reader
+raise, and the events they give still keep every span within the delivered text.
 
 Default runs keep the example counts small; ``--runslow`` runs 5,000 examples of each.
 """
@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from router import extract
-from router.sse import SSEDecoder
+from router.streaming.sse import SSEDecoder
 from support.recorded import load_events
 from support.streams import read_stream, stream_cases
 

@@ -42,7 +42,7 @@ from router.logging import get_logger
 from router.types import LLMRequest
 
 if TYPE_CHECKING:
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
 __all__ = [
     "FANOUT_KEYS",

@@ -31,7 +31,7 @@ from typing import Any
 from router.batch.fanout_lines import BatchRequest, fanout_request, is_fanout_line
 from router.batch.seen_ids import SeenIds
 from router.errors import RequestValidationError
-from router.jsonl import Line, UnreadableLineError, loads, read_lines
+from router.text.jsonl import Line, UnreadableLineError, loads, read_lines
 from router.types import LLMRequest
 
 __all__ = [

@@ -41,7 +41,7 @@ from typing import Any
 import structlog
 
 from router.logging import cli_logging_options, configure_logging
-from router.terminal import show_warning
+from router.text.terminal import show_warning
 
 __all__ = ["WorkerStart", "enter_worker"]
 

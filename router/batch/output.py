@@ -20,13 +20,13 @@ import pydantic_core
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import RowFacts, row_facts
 from router.errors import RouterError
-from router.jsonl import UnreadableLineError, loads, read_lines
 from router.logging import get_logger
-from router.redaction import redact_text
+from router.text.jsonl import UnreadableLineError, loads, read_lines
+from router.text.redaction import redact_text
 from router.types import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
 __all__ = [
     "OutputWriteError",

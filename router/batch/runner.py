@@ -33,9 +33,9 @@ from router.batch.seen_ids import SeenIds
 from router.batch.stats import BatchStats, BatchSummary
 from router.errors import RouterError
 from router.logging import get_logger
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
 from router.tracing import Tracing, inject_context
-from router.unified_llm_adapter import UnifiedLLMAdapter
 
 __all__ = [
     "BatchStats",

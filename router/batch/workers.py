@@ -311,7 +311,7 @@ def _worker_main(
 
 async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent) -> None:
     from router.batch.limits import RateLimits
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
     loop = asyncio.get_running_loop()
     # One batch queued here, one more waiting in pull(): the rest stays with the parent.

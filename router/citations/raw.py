@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from itertools import islice
 from typing import Any
 
-from router.lone_surrogates import scrub
+from router.text.lone_surrogates import scrub
 
 __all__ = ["RAW_ITEMS_LIMIT", "RAW_TEXT_LIMIT", "jsonable_raw", "raw_text"]
 

@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     if args.overlap:
         _print_overlap(report, as_json=args.json)
     elif args.json:
-        from router.terminal import json_for_terminal
+        from router.text.terminal import json_for_terminal
 
         text = json.dumps(
             report.to_dict(top=args.top, cost=args.cost_per_source), indent=2, ensure_ascii=False
@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_overlap(report: ALSReport, *, as_json: bool) -> None:
     if as_json:
-        from router.terminal import json_for_terminal
+        from router.text.terminal import json_for_terminal
 
         text = json.dumps(report.overlap.to_dict(), indent=2, ensure_ascii=False)
         print(json_for_terminal(text))

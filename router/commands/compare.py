@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from router.commands.route import exit_code_for
     from router.errors import FanoutError, RouterError
     from router.fanout import route_many
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
     request: dict[str, Any] = {
         "messages": [{"role": "user", "content": args.question}],
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
 def _print_json(result: FanoutResult) -> None:
     import json
 
-    from router.terminal import json_for_terminal
+    from router.text.terminal import json_for_terminal
 
     print(json_for_terminal(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
 
@@ -148,7 +148,7 @@ def _print_for_people(result: FanoutResult) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from router.terminal import terminal_safe
+    from router.text.terminal import terminal_safe
     from router.types import LLMResponse
 
     console = Console(highlight=False)
@@ -178,7 +178,7 @@ def _sources_table(aggregate: Aggregate) -> object:
     from rich.text import Text
 
     from router.commands.render import shortened
-    from router.terminal import terminal_safe
+    from router.text.terminal import terminal_safe
 
     table = Table(title="sources", title_justify="left")
     for column in ("domain", "cited by", "seen by", "ranks", "url"):

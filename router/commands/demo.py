@@ -192,8 +192,8 @@ def run(args: argparse.Namespace) -> int:
     from router.emulated import emulated_settings
     from router.emulator import Emulator
     from router.errors import RouterError
+    from router.router import UnifiedLLMAdapter
     from router.types import LLMResponse
-    from router.unified_llm_adapter import UnifiedLLMAdapter
 
     console = Console(highlight=False)
     responses: list[LLMResponse] = []

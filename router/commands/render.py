@@ -6,7 +6,7 @@ import json
 import sys
 
 from router.errors import RouterError
-from router.terminal import json_for_terminal, terminal_safe
+from router.text.terminal import json_for_terminal, terminal_safe
 from router.types import LLMResponse
 
 __all__ = ["citations_table", "print_error", "print_response", "shortened"]

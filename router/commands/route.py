@@ -91,7 +91,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Build the request, route it, print the outcome; return the exit code."""
     from router.errors import RouterError
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
     if args.json_output_old:
         print("grounding-router route: --json-output is now --json", file=sys.stderr)

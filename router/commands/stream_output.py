@@ -17,8 +17,8 @@ from typing import Any
 
 from router.commands.exit_codes import ExitCode
 from router.settings import RouterSettings
-from router.stream_events import CitationDelta, Completed, SearchStarted, StreamEvent, TextDelta
-from router.terminal import json_for_terminal, terminal_safe
+from router.streaming import CitationDelta, Completed, SearchStarted, StreamEvent, TextDelta
+from router.text.terminal import json_for_terminal, terminal_safe
 
 __all__ = ["event_json", "run_stream"]
 
@@ -33,7 +33,7 @@ def run_stream(
     """Stream ``request`` and print it; returns the exit code (``exit_code_for`` an error's)."""
     from router.commands.render import print_error, print_response
     from router.errors import RouterError
-    from router.unified_llm_adapter import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter
 
     printed_text = False
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.batch.stats import BatchSummary
-from router.terminal import terminal_safe
+from router.text.terminal import terminal_safe
 
 __all__ = ["print_summary"]
 

@@ -10,7 +10,7 @@ allowances, batch tiers and negotiated discounts are not applied.
 
 from __future__ import annotations
 
-from router.pricing.book import PriceBook, builtin_prices, read_user_prices
+from router.pricing.book import PriceBook, read_user_prices
 from router.pricing.estimate import Metered, estimate_cost, reported_cost, search_units
 from router.pricing.names import find_model, name_forms
 from router.pricing.table import (
@@ -29,7 +29,6 @@ __all__ = [
     "PriceBook",
     "SearchFee",
     "VendorPrices",
-    "builtin_prices",
     "estimate_cost",
     "find_model",
     "merge_prices",

@@ -1,7 +1,8 @@
 """The price book: every provider's built-in price table, with a user's price file laid over.
 
-Each provider package may ship a ``prices.toml`` (found through the provider registry); its
-section named after the vendor holds the vendor's prices. A user file
+Each provider package may ship a ``prices.toml``; its section named after the vendor holds the
+vendor's prices. The tables are handed in (:func:`router.respond.load_prices` reads them through
+the provider registry), so pricing stands below the adapters and imports none of them. A user file
 (``GROUNDING_ROUTER_PRICES``) in the same format adds models and replaces the ones it names; its
 ``search_fees``, when given, replace the vendor's. A model the book cannot price gets no cost
 and one ``price_unknown`` warning per vendor and model for the life of the book (the router's),
@@ -11,11 +12,9 @@ never an error.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
-from functools import cache
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
-from adapters.registry import PROVIDERS, vendors
 from router.errors import ConfigurationError
 from router.logging import get_logger
 from router.pricing.estimate import Metered, estimate_cost, reported_cost
@@ -23,7 +22,7 @@ from router.pricing.names import find_model
 from router.pricing.table import VendorPrices, merge_prices, parse_price_file
 from router.types import Cost
 
-__all__ = ["PriceBook", "builtin_prices"]
+__all__ = ["PriceBook", "read_user_prices"]
 
 log = get_logger(__name__)
 
@@ -43,11 +42,19 @@ class PriceBook:
         self._priced: dict[tuple[str, tuple[str | None, ...]], str | None] = {}
 
     @classmethod
-    def load(cls, user_file: Path | None = None) -> PriceBook:
-        """The built-in prices, with ``user_file`` laid over them when given."""
-        tables = dict(builtin_prices())
+    def load(
+        cls,
+        builtin: Mapping[str, VendorPrices],
+        vendors: Collection[str],
+        user_file: Path | None = None,
+    ) -> PriceBook:
+        """The ``builtin`` prices, with ``user_file`` laid over them when given.
+
+        ``vendors`` are the vendors a user file may name.
+        """
+        tables = dict(builtin)
         if user_file is not None:
-            for vendor, prices in read_user_prices(user_file).items():
+            for vendor, prices in read_user_prices(user_file, vendors).items():
                 tables[vendor] = merge_prices(tables.get(vendor), prices)
         return cls(tables)
 
@@ -108,21 +115,7 @@ class PriceBook:
         )
 
 
-@cache
-def builtin_prices() -> Mapping[str, VendorPrices]:
-    """Each registered vendor's prices from its provider package's ``prices.toml``."""
-    tables: dict[str, VendorPrices] = {}
-    for row in PROVIDERS.values():
-        resource = row.price_file()
-        if resource is None:
-            continue
-        sections = parse_price_file(resource.read_text("utf-8"), source=str(resource))
-        if row.vendor in sections:
-            tables[row.vendor] = sections[row.vendor]
-    return tables
-
-
-def read_user_prices(path: Path) -> dict[str, VendorPrices]:
+def read_user_prices(path: Path, known: Collection[str]) -> dict[str, VendorPrices]:
     """The prices of a user's price file; unreadable, malformed or unknown vendors are errors."""
     try:
         text = path.read_text("utf-8")
@@ -132,7 +125,6 @@ def read_user_prices(path: Path) -> dict[str, VendorPrices]:
             "check GROUNDING_ROUTER_PRICES"
         ) from exc
     sections = parse_price_file(text, source=str(path))
-    known = vendors()
     for vendor in sections:
         if vendor not in known:
             choices = ", ".join(known)

@@ -30,6 +30,7 @@ from router.tracing.attributes import (
     STREAM_ABANDONED,
     AttributeValue,
     ContentPolicy,
+    GenAINames,
     error_attributes,
     operation_of,
     request_attributes,
@@ -71,8 +72,12 @@ class Tracing:
             max_chars=settings.trace_content_max_chars,
         )
 
-    def route(self, request: LLMRequest, *, stream: bool = False) -> RouteTrace | NoSpan:
+    def route(
+        self, request: LLMRequest, row: GenAINames, *, stream: bool = False
+    ) -> RouteTrace | NoSpan:
         """The span of one routed call of ``request``, to use as ``with ... as span``.
+
+        ``row`` is the vendor's registry row (its GenAI operation and provider names).
 
         A streamed call's span (``stream``) is used without ``with``: made current by
         ``span.active()`` around each step of the stream, and ended by ``span.end()``.
@@ -81,8 +86,8 @@ class Tracing:
         if resolved is None:
             return NO_SPAN
         api, tracer = resolved
-        operation, _ = operation_of(request.vendor)
-        attributes = request_attributes(request)
+        operation, _ = operation_of(row)
+        attributes = request_attributes(request, row)
         if stream:
             attributes[REQUEST_STREAM] = True
         span = tracer.start_span(

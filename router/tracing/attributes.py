@@ -2,10 +2,11 @@
 
 Names follow the OpenTelemetry GenAI semantic conventions (``gen_ai.*``, development status,
 checked against open-telemetry/semantic-conventions-genai in November 2026): the operation and
-the provider name come from the provider registry (``openai`` / ``chat``, ``gcp.vertex_ai`` /
-``generate_content``), usage counts all input tokens with the cache reads among them and all
-output tokens with the reasoning among them. ``grounding_router.*`` attributes carry what the
-conventions have no name for: grounding, citations, searches, attempts, cost.
+the provider name come from the provider's registry row, handed in (``openai`` / ``chat``,
+``gcp.vertex_ai`` / ``generate_content``), usage counts all input tokens with the cache reads
+among them and all output tokens with the reasoning among them. ``grounding_router.*``
+attributes carry what the conventions have no name for: grounding, citations, searches,
+attempts, cost.
 
 What a reply says about the world (search queries, cited URLs and domains) is recorded only when
 ``trace_content`` is on, and then at most ``trace_content_max_items`` values of at most
@@ -17,9 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from adapters.registry import provider
 from router.errors import GroundingRequiredFailedError, ProviderError, RouterError
 from router.types import LLMRequest, LLMResponse
 
@@ -29,6 +29,7 @@ __all__ = [
     "STREAM_ABANDONED",
     "AttributeValue",
     "ContentPolicy",
+    "GenAINames",
     "error_attributes",
     "kept_response",
     "operation_of",
@@ -91,15 +92,28 @@ class ContentPolicy:
         return kept[: self.max_items]
 
 
-def operation_of(vendor: str) -> tuple[str, str]:
+class GenAINames(Protocol):
+    """What a provider's registry row says of it in the GenAI conventions (read, never imported:
+    the tracing stands below the adapters)."""
+
+    @property
+    def vendor(self) -> str: ...
+
+    @property
+    def genai_operation(self) -> str: ...
+
+    @property
+    def genai_provider(self) -> str | None: ...
+
+
+def operation_of(row: GenAINames) -> tuple[str, str]:
     """``(gen_ai.operation.name, gen_ai.provider.name)`` of a vendor, from its registry row."""
-    row = provider(vendor)
     return row.genai_operation, row.genai_provider or row.vendor
 
 
-def request_attributes(request: LLMRequest) -> dict[str, AttributeValue]:
-    """What is known when the call starts (samplers see these)."""
-    operation, provider_name = operation_of(request.vendor)
+def request_attributes(request: LLMRequest, row: GenAINames) -> dict[str, AttributeValue]:
+    """What is known when the call starts (samplers see these); ``row``: the vendor's."""
+    operation, provider_name = operation_of(row)
     attributes: dict[str, AttributeValue] = {
         OPERATION: operation,
         PROVIDER: provider_name,

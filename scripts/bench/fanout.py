@@ -26,7 +26,7 @@ from adapters.registry import vendors
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.fanout import aroute_many, plan_requests
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 
 QUESTION: dict[str, Any] = {
     "messages": [{"role": "user", "content": "What is the capital of France?"}],

@@ -42,8 +42,8 @@ from targets import load_line, median, target  # noqa: E402
 
 from adapters.registry import provider, vendors  # noqa: E402
 from router.emulated import emulated_settings  # noqa: E402
+from router.router import UnifiedLLMAdapter  # noqa: E402
 from router.settings import RouterSettings  # noqa: E402
-from router.unified_llm_adapter import UnifiedLLMAdapter  # noqa: E402
 from support.emulator_process import emulator_process  # noqa: E402
 
 TARGET = 1.10

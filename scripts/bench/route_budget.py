@@ -48,9 +48,9 @@ from targets import bound, load_line, median  # noqa: E402
 from adapters.base import AdapterResult  # noqa: E402
 from adapters.registry import provider  # noqa: E402
 from router.emulated import emulated_settings  # noqa: E402
+from router.router import UnifiedLLMAdapter  # noqa: E402
 from router.settings import RouterSettings  # noqa: E402
 from router.types import Citation, LLMRequest, Usage, Vendor  # noqa: E402
-from router.unified_llm_adapter import UnifiedLLMAdapter  # noqa: E402
 from support.emulator_process import emulator_process  # noqa: E402
 
 ROUTE_TARGET = 1.10

@@ -38,11 +38,11 @@ from adapters.vertex.request import build_config, build_contents, plan_steps
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.extraction import offline_request
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
-from router.stream_events import Completed, TextDelta
-from router.streaming import open_stream_reader
+from router.streaming.accumulator import open_stream_reader
+from router.streaming.events import Completed, TextDelta
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from support.recorded import load_events, recorded_files

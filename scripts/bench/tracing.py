@@ -30,8 +30,8 @@ from targets import load_line, target
 from adapters.registry import PROVIDERS
 from router.emulated import emulated_settings
 from router.emulator import Emulator
+from router.router import UnifiedLLMAdapter
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 
 QUESTION = "What is the capital of France?"
 CHECKS = 100_000
@@ -59,12 +59,13 @@ import time
 from router.settings import RouterSettings
 from router.tracing import Tracing
 from router.types import LLMRequest
+from adapters.registry import provider
 
 tracing = Tracing(RouterSettings(_env_file=None))
 request = LLMRequest(vendor="openai", model="gpt-5", messages=[{{"role": "user", "content": "q"}}])
 started = time.perf_counter()
 for _ in range({CHECKS}):
-    with tracing.route(request) as span:
+    with tracing.route(request, provider("openai")) as span:
         span.succeeded
 print((time.perf_counter() - started) / {CHECKS} * 1e6)
 """
@@ -72,9 +73,10 @@ print((time.perf_counter() - started) / {CHECKS} * 1e6)
 
 def recording_cost_us(router: UnifiedLLMAdapter, request: LLMRequest, response: Any) -> float:
     """Microseconds to start, fill and end the span of one call of ``request``."""
+    row = PROVIDERS[request.vendor]
     started = time.perf_counter()
     for _ in range(RECORDINGS):
-        with router.tracing.route(request) as span:
+        with router.tracing.route(request, row) as span:
             span.succeeded(response)
     return (time.perf_counter() - started) / RECORDINGS * 1e6
 

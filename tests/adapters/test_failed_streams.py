@@ -9,7 +9,7 @@ import pytest
 from router import extract
 from router.errors import ProviderTransientError, ResponseParseError
 from router.extraction import offline_request
-from router.streaming import open_stream_reader
+from router.streaming.accumulator import open_stream_reader
 from support.recorded import load_events, recorded_files
 
 OPENAI_SSE = recorded_files("mirascope/openai_responses_gpt4o_stream.sse.txt")[0]

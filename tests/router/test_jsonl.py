@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from router.jsonl import UnreadableLineError, loads, read_lines
+from router.text.jsonl import UnreadableLineError, loads, read_lines
 
 POISON_LINES = {
     "nested 5,000 deep": "[" * 5_000 + "]" * 5_000,

@@ -10,7 +10,7 @@ import pytest
 import structlog
 
 from router.emulator import Emulator
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 from support.emulated import MODELS, VENDORS, emulator_settings, grounded_request
 from support.logs import capture_logs
 

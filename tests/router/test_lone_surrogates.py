@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from router.emulator import Emulator
-from router.lone_surrogates import scrub, scrub_value
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
+from router.text.lone_surrogates import scrub, scrub_value
 from support.emulated import emulator_settings, grounded_request
 
 RECORDED = (

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from adapters.registry import PROVIDERS, check_request
+from adapters.registry import PROVIDERS
+from router.capabilities import check_request
 from router.emulator import Emulator
 from router.errors import RequestValidationError
+from router.router import UnifiedLLMAdapter
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import MODELS, emulator_settings
 
 DOCUMENT = {"type": "document", "title": "Memo", "source": "Sales grew 4%."}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from router.terminal import WARNING_CHARS, json_for_terminal, show_warning, terminal_safe
+from router.text.terminal import WARNING_CHARS, json_for_terminal, show_warning, terminal_safe
 from support.hostile import HOSTILE_TEXTS, unsafe_characters
 
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from router.batch.output import ResultWriter
 from router.errors import RouterError
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.respond import Responder
 
 __all__ = [
     "RUN_CHARS",
@@ -220,8 +220,8 @@ class SecretWatch:
             if "__init__" in error_class.__dict__:
                 self._wrap(error_class, "__init__", self._error_built)
         self._wrap(
-            UnifiedLLMAdapter,
-            "_finish",
+            Responder,
+            "respond",
             lambda _owner, response, *_a, **_k: self.observe("LLMResponse", response),
         )
         self._wrap(

@@ -17,8 +17,8 @@ from typing import Any
 
 from adapters.registry import PROVIDERS
 from router.extraction import offline_request
-from router.stream_events import CitationDelta, SearchStarted, StreamEvent, TextDelta
-from router.streaming import open_stream_reader
+from router.streaming.accumulator import open_stream_reader
+from router.streaming.events import CitationDelta, SearchStarted, StreamEvent, TextDelta
 from router.types import Span
 from support.recorded import RECORDED_DIR, load_events, recorded_files
 
@@ -62,7 +62,7 @@ class ReadStream:
 
     def latest_citations(self) -> list[Any]:
         latest: dict[str, Any] = {}
-        from router.stream_events import citation_key
+        from router.citations.build import citation_key
 
         for event in self.events:
             if isinstance(event, CitationDelta):

@@ -21,8 +21,8 @@ import pyarrow.fs as pafs
 
 from router.batch.input import MAX_LINE_BYTES
 from router.batch.output import row_request_id
-from router.jsonl import Line, read_lines
 from router.logging import get_logger
+from router.text.jsonl import Line, read_lines
 
 __all__ = [
     "Layout",

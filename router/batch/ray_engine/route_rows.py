@@ -30,9 +30,9 @@ from router.batch.ray_engine.blocks import (
 )
 from router.batch.stats import row_facts
 from router.logging import get_logger
-from router.redaction import register_secret
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.text.redaction import register_secret
 
 __all__ = ["RouteRows"]
 

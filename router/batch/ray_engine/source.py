@@ -23,7 +23,7 @@ from router.batch.output import error_row, line_bytes, row_text
 from router.batch.ray_engine.blocks import INPUT_SCHEMA, encode_facts, encode_id, encode_request
 from router.batch.ray_engine.layout import input_lines
 from router.batch.stats import row_facts
-from router.redaction import register_secret
+from router.text.redaction import register_secret
 
 __all__ = ["RequestLines", "input_blocks"]
 

@@ -9,10 +9,10 @@ import pytest
 
 from router.emulator import Emulator
 from router.errors import GroundingRequiredFailedError
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
-from router.stream_events import CitationDelta, Completed, SearchStarted, TextDelta
+from router.streaming.events import CitationDelta, Completed, SearchStarted, TextDelta
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 
 Ask = Callable[..., LLMRequest]

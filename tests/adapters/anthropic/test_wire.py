@@ -31,9 +31,9 @@ from router.errors import (
     RequestValidationError,
     RouterError,
 )
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.sleeps import RecordedSleeps
 

@@ -21,10 +21,10 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
-from router.stream_events import Completed, TextDelta
+from router.streaming.events import Completed, TextDelta
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.wire_faults import SLOW_KINDS, fault_table_gaps, fault_timeout_s, faulted_prompt
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from adapters.vertex.stream import VertexStreamReader
 from router.extraction import offline_request
-from router.stream_events import CitationDelta, SearchStarted, StreamEvent, TextDelta
+from router.streaming.events import CitationDelta, SearchStarted, StreamEvent, TextDelta
 
 FIRST = "Café prices rose 5%. "
 SECOND = "Tea fell."

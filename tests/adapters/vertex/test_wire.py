@@ -28,9 +28,9 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
+from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.ports import refusing_base_url, refusing_proxy
 from support.vertex import citation_problems
 from support.wire_faults import SLOW_KINDS, fault_table_gaps, fault_timeout_s, faulted_prompt

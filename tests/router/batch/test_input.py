@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from router.batch.fanout_lines import decode_request, encode_request
 from router.batch.input import MAX_LINE_BYTES, BatchInput, BatchItem
 from router.batch.output import error_row, row_text
-from router.jsonl import loads
+from router.text.jsonl import loads
 from support.hostile_lines import POISON_LINES, hostile_line, valid_request
 
 

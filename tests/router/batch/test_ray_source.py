@@ -18,7 +18,7 @@ from router.batch.input import BatchInput, line_request_id
 from router.batch.ray_engine.blocks import decode_id
 from router.batch.ray_engine.layout import input_lines
 from router.batch.ray_engine.source import input_blocks
-from router.redaction import REDACTED
+from router.text.redaction import REDACTED
 from support.hostile_lines import POISON_LINES, hostile_line, valid_request
 
 

@@ -17,8 +17,8 @@ from router.citations import make_citation
 from router.citations.redirects import RedirectResolver
 from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from router.emulator import Emulator
+from router.router import UnifiedLLMAdapter
 from router.types import Citation
-from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.emulated import emulator_settings, grounded_request
 
 VERTEX_HOST = "vertexaisearch.cloud.google.com"

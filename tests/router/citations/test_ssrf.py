@@ -26,7 +26,7 @@ from router.call_limits import CallLimits, limits_scope
 from router.citations import RedirectResolver, normalize_url
 from router.citations.urls import split_canonical_url
 from router.emulator import Emulator
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
 from support.emulated import emulator_settings, grounded_request
 
 SSRF: dict[str, Any] = json.loads(

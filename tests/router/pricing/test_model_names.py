@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 
 from router.pricing import PriceBook, name_forms
+from router.respond import load_prices
 
 ROWS = json.loads((Path(__file__).parents[2] / "data" / "price_model_names.json").read_text())
 
 
 @pytest.fixture(scope="module")
 def book() -> PriceBook:
-    return PriceBook.load()
+    return load_prices()
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{row['vendor']}:{row['name']}" for row in ROWS])

@@ -10,7 +10,8 @@ import pytest
 
 from adapters.registry import PROVIDERS, ProviderRow
 from router.errors import ConfigurationError
-from router.pricing import Metered, PriceBook, builtin_prices, parse_price_file, search_units
+from router.pricing import Metered, parse_price_file, search_units
+from router.respond import builtin_prices, load_prices
 from router.types import Usage
 from support.logs import capture_logs
 
@@ -53,7 +54,7 @@ def test_a_user_file_replaces_adds_and_keeps(tmp_path: Path) -> None:
         "my-finetune" = { input_per_mtok = 3.0, output_per_mtok = 4.0, aliases = ["ft:mine"] }
         """,
     )
-    book = PriceBook.load(path)
+    book = load_prices(path)
     gpt5 = book.cost("openai", ["gpt-5"], SEARCHED)
     assert gpt5 is not None
     assert (gpt5.tokens, gpt5.searches) == pytest.approx((3.0, 0.02))
@@ -79,7 +80,7 @@ def test_a_user_file_can_replace_search_fees_and_currency(tmp_path: Path) -> Non
         per_1k = 5.0
         """,
     )
-    cost = PriceBook.load(path).cost("vertex", ["gemini-2.5-flash"], SEARCHED)
+    cost = load_prices(path).cost("vertex", ["gemini-2.5-flash"], SEARCHED)
     assert cost is not None
     assert (cost.currency, cost.prices_as_of, cost.search_unit) == ("EUR", "2027-01-01", "query")
     assert (cost.search_units, cost.searches) == (2, pytest.approx(0.01))
@@ -87,8 +88,8 @@ def test_a_user_file_can_replace_search_fees_and_currency(tmp_path: Path) -> Non
 
 def test_the_router_reads_the_price_file_setting(tmp_path: Path) -> None:
     """GROUNDING_ROUTER_PRICES names the user file the router's price book lays over."""
+    from router.router import UnifiedLLMAdapter
     from router.settings import RouterSettings
-    from router.unified_llm_adapter import UnifiedLLMAdapter
 
     path = write(tmp_path, '[openai.models]\n"gpt-5" = { input_per_mtok = 0, output_per_mtok = 0 }')
     settings = RouterSettings(_env_file=None, prices=path)  # type: ignore[call-arg]
@@ -126,7 +127,7 @@ def test_a_malformed_user_file_is_a_configuration_error(
     """A user file that cannot price correctly is refused, naming the file and the place."""
     path = write(tmp_path, text)
     with pytest.raises(ConfigurationError) as caught:
-        PriceBook.load(path)
+        load_prices(path)
     assert fragment in str(caught.value)
     assert str(path) in str(caught.value)
 
@@ -135,8 +136,8 @@ def test_a_missing_user_file_is_a_configuration_error_at_router_construction(
     tmp_path: Path,
 ) -> None:
     """A price file that cannot be read stops the router from being built, saying which."""
+    from router.router import UnifiedLLMAdapter
     from router.settings import RouterSettings
-    from router.unified_llm_adapter import UnifiedLLMAdapter
 
     settings = RouterSettings(_env_file=None, prices=tmp_path / "none.toml")  # type: ignore[call-arg]
     with pytest.raises(ConfigurationError, match=r"none\.toml: cannot be read"):
@@ -145,7 +146,7 @@ def test_a_missing_user_file_is_a_configuration_error_at_router_construction(
 
 def test_an_unknown_model_has_no_cost_and_one_warning_per_model() -> None:
     """No price: cost None, and a single price_unknown warning per vendor and model."""
-    book = PriceBook.load()
+    book = load_prices()
     with capture_logs() as logs:
         for _ in range(3):
             assert book.cost("openai", ["gpt-unknown"], SEARCHED) is None
@@ -161,7 +162,7 @@ def test_a_reported_cost_is_taken_as_it_is() -> None:
     usage = Usage(
         input_tokens=8, output_tokens=178, reported_cost=0.00519, reported_search_cost=0.005
     )
-    cost = PriceBook.load().cost("openai", ["no-such-model"], Metered(usage))
+    cost = load_prices().cost("openai", ["no-such-model"], Metered(usage))
     assert cost is not None
     assert (cost.total, cost.searches, cost.estimated) == (0.00519, 0.005, False)
     assert cost.tokens == pytest.approx(0.00019)
@@ -169,7 +170,7 @@ def test_a_reported_cost_is_taken_as_it_is() -> None:
 
 def test_long_prompts_use_the_long_context_prices() -> None:
     """Above the model's threshold every token is priced at the long-context rates."""
-    book = PriceBook.load()
+    book = load_prices()
     short = Metered(Usage(input_tokens=200_000, output_tokens=1_000))
     long = Metered(Usage(input_tokens=200_001, output_tokens=1_000))
     short_cost = book.cost("vertex", ["gemini-2.5-pro"], short)
@@ -183,14 +184,14 @@ def test_long_prompts_use_the_long_context_prices() -> None:
 def test_cached_input_without_a_cached_price_is_priced_as_input() -> None:
     """A model with no cached input price bills its cached tokens at the input price."""
     usage = Usage(input_tokens=1_000_000, cached_input_tokens=400_000, output_tokens=0)
-    cost = PriceBook.load().cost("vertex", ["gemini-2.0-flash"], Metered(usage))
+    cost = load_prices().cost("vertex", ["gemini-2.0-flash"], Metered(usage))
     assert cost is not None
     assert cost.tokens == pytest.approx(0.10)
 
 
 def test_counts_the_reply_did_not_report_count_as_zero() -> None:
     """A reply without usage is priced on its searches alone."""
-    cost = PriceBook.load().cost("openai", ["gpt-5"], Metered(Usage(), tool_calls=1))
+    cost = load_prices().cost("openai", ["gpt-5"], Metered(Usage(), tool_calls=1))
     assert cost is not None
     assert (cost.tokens, cost.searches) == (0.0, pytest.approx(0.01))
 

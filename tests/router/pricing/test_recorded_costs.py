@@ -22,6 +22,7 @@ from adapters.vertex.apis import GEMINI, VERTEX
 from adapters.vertex.mapping import map_vertex_reply
 from adapters.vertex.results import single_result
 from router.pricing import Metered, PriceBook
+from router.respond import load_prices
 from router.types import LLMRequest
 from support.recorded import RECORDED_DIR, load_final_body
 
@@ -238,7 +239,7 @@ def priced(path: Path, vendor: str) -> tuple[AdapterResult, Metered]:
 
 @pytest.fixture(scope="module")
 def book() -> PriceBook:
-    return PriceBook.load()
+    return load_prices()
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: Path(case.file).stem)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from router.citations import make_citation
-from router.stream_events import CitationDelta, EventBuffer, SearchStarted, TextDelta
+from router.streaming.events import CitationDelta, EventBuffer, SearchStarted, TextDelta
 from router.types import Citation, Span
 
 

@@ -8,6 +8,7 @@ import sys
 import pytest
 from opentelemetry.trace import SpanKind
 
+from adapters.registry import PROVIDERS
 from router.settings import RouterSettings
 from router.tracing import NO_SPAN, Tracing, operation_span, traced
 from router.types import LLMRequest
@@ -16,19 +17,21 @@ from support.otel import in_memory_provider
 REQUEST = LLMRequest.model_validate(
     {"vendor": "openai", "model": "gpt-5", "messages": [{"role": "user", "content": "q"}]}
 )
+ROW = PROVIDERS[REQUEST.vendor]
 
 UNTRACED_PROCESS = """
 import sys
 from router.settings import RouterSettings
 from router.tracing import NO_SPAN, Tracing, force_flush, inject_context, record_retry
 from router.types import LLMRequest
-from router.unified_llm_adapter import UnifiedLLMAdapter
+from router.router import UnifiedLLMAdapter
+from adapters.registry import provider
 
 settings = RouterSettings(_env_file=None)
 UnifiedLLMAdapter(settings)
 tracing = Tracing(settings)
 request = LLMRequest(vendor="openai", model="gpt-5", messages=[{"role": "user", "content": "q"}])
-assert tracing.route(request) is NO_SPAN
+assert tracing.route(request, provider("openai")) is NO_SPAN
 assert tracing.operation("grounding_router.batch") is NO_SPAN
 record_retry(1, 0.5, None)
 force_flush()
@@ -48,7 +51,8 @@ def test_an_application_that_does_not_trace_loads_no_opentelemetry() -> None:
 
 def test_the_api_without_a_provider_records_nothing() -> None:
     """The API's own proxy provider (imported, never set) counts as no provider."""
-    assert Tracing(RouterSettings(_env_file=None)).route(REQUEST) is NO_SPAN  # type: ignore[call-arg]
+    settings = RouterSettings(_env_file=None)  # type: ignore[call-arg]
+    assert Tracing(settings).route(REQUEST, ROW) is NO_SPAN
 
 
 def test_operation_span_and_traced_decorator_for_code_built_on_the_router() -> None:
@@ -57,7 +61,8 @@ def test_operation_span_and_traced_decorator_for_code_built_on_the_router() -> N
 
     with operation_span("outer", {"a": 1}, tracer_provider=provider) as outer:
         outer.set({"b": 2})
-        with Tracing(RouterSettings(_env_file=None), provider).route(REQUEST):  # type: ignore[call-arg]
+        settings = RouterSettings(_env_file=None)  # type: ignore[call-arg]
+        with Tracing(settings, provider).route(REQUEST, ROW):
             pass
     inner, finished_outer = exporter.get_finished_spans()
     assert finished_outer.kind == SpanKind.INTERNAL

@@ -1,41 +1,10 @@
-"""Streaming with citations: the events, and :class:`StreamAccumulator` that folds a stream.
-
-``stream(request)`` / ``astream(request)`` (and ``Router.stream`` / ``Router.astream``) yield
-the events of :mod:`router.stream_events` as the provider sends them, and end with
-``Completed(response)``, the response ``route()`` returns for the same reply::
-
-    from router import stream, TextDelta, CitationDelta, Completed
-
-    for event in stream({"vendor": "openai", "model": "gpt-5", "grounded": True,
-                         "messages": [{"role": "user", "content": "Who won the 2022 World Cup?"}]}):
-        if isinstance(event, TextDelta):
-            print(event.text, end="", flush=True)
-        elif isinstance(event, CitationDelta):
-            ...  # event.citation["spans"] point into the text printed so far
-        elif isinstance(event, Completed):
-            response = event.response
-
-How a stream behaves (DESIGN.md section 9):
-
-- Retries (transient errors, under the router's retry policy) happen only before the first
-  event reaches the caller; once text has been delivered, a failure is raised, never hidden
-  by a second answer.
-- A stream that ends before the provider's last event (a connection cut mid-way) raises
-  ``ProviderTransientError(reason="stream_cut")`` saying how many characters, citations and
-  chunks were delivered: never a silent short answer.
-- REQUIRED grounding is checked when the stream ends, as ``route()`` checks it: instead of
-  ``Completed`` the iterator raises ``GroundingRequiredFailedError`` (the text already
-  delivered stays delivered; the error carries the response for forensics). A stream is not
-  re-asked on a REQUIRED failure (``reask_on_required_failure`` applies to ``route()``).
-- Grounded JSON on a provider that answers it in two steps (Vertex): step 1 streams as prose
-  with its citations; step 2, the JSON reshape, arrives as one last ``TextDelta`` holding the
-  JSON, then ``Completed`` (whose ``content`` is the JSON; the spans point into step 1's text,
-  kept in ``metadata["step1"]["content"]``, as for ``route()``).
+"""Folding a stream into its final state: :class:`StreamAccumulator`, and the provider's reader.
 
 :class:`StreamAccumulator` folds events, or a provider's raw chunks, into that final state:
 ``text``, the latest ``citations`` per source, ``web_search_queries``, ``search_calls``, and
 ``result()``: the ``Completed`` response, or for raw chunks the same ``LLMResponse`` that
-``extract()`` gives for them.
+``extract()`` gives for them. :func:`open_stream_reader` gives a vendor's stream reader, from
+its registry row (the stream call reads live chunks with it too).
 """
 
 from __future__ import annotations
@@ -44,33 +13,30 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.base import StreamReader
-from adapters.registry import provider
+from adapters.registry import ProviderRow, provider
+from router.citations.build import citation_key
 from router.errors import RequestValidationError, ResponseParseError
-from router.extraction import offline_request, offline_response
-from router.stream_events import (
+from router.extraction import offline_request
+from router.respond import offline_response
+from router.streaming.events import (
     CitationDelta,
     Completed,
     SearchStarted,
     StreamEvent,
     TextDelta,
-    citation_key,
 )
 from router.types import Citation, LLMRequest, LLMResponse
 
-__all__ = [
-    "CitationDelta",
-    "Completed",
-    "SearchStarted",
-    "StreamAccumulator",
-    "StreamEvent",
-    "TextDelta",
-    "open_stream_reader",
-]
+__all__ = ["StreamAccumulator", "open_stream_reader", "stream_reader"]
 
 
 def open_stream_reader(vendor: str, request: LLMRequest) -> StreamReader:
     """A fresh stream reader of ``vendor`` for ``request`` (the provider's, from the registry)."""
-    row = provider(vendor)
+    return stream_reader(provider(vendor), request)
+
+
+def stream_reader(row: ProviderRow, request: LLMRequest) -> StreamReader:
+    """A fresh stream reader of ``row``'s provider for ``request``."""
     reader_class = row.stream_format()
     if reader_class is None:
         raise RequestValidationError(

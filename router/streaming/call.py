@@ -1,8 +1,10 @@
 """One streamed call, sync and async: retries before the first event, cuts, REQUIRED at the end.
 
-The router (``UnifiedLLMAdapter.stream`` / ``.astream``) hands over the request, the vendor's
-streaming adapter, its own retry policy and the last step of its ``route()``; :func:`run_stream` and
-:func:`arun_stream` drive the provider's chunks through the provider's stream reader:
+The router (``Router.stream`` / ``.astream``) hands over the request and :class:`StreamParts`:
+the vendor's registry row and streaming adapter, the settings, its retry policy and its
+:class:`~router.respond.Responder`, the last step every path shares (values only: nothing here
+calls back into the router). :func:`run_stream` and :func:`arun_stream` drive the provider's
+chunks through the provider's stream reader:
 
 1. Open the stream and read chunks until the reader has an event for the caller, under the
    retry policy: a transient error (or a stream that ends before any event) before that point
@@ -14,10 +16,9 @@ streaming adapter, its own retry policy and the last step of its ``route()``; :f
 4. The adapter's final result (``finish_stream``: the reader's result, raising
    ``ResponseParseError`` as ``route()`` would, and any follow-up call: Vertex's JSON reshape,
    whose JSON is delivered as one ``TextDelta``), its redirect links resolved when resolution is
-   on (as ``route()`` does; the citations already streamed keep the links), then the router's
-   last step of ``route()``
-   (assembly, cost, the validators: REQUIRED grounding raises here, instead of ``Completed``),
-   then ``Completed``.
+   on (as ``route()`` does; the citations already streamed keep the links), then the last step
+   ``route()`` takes too (:mod:`router.respond`: assembly, cost, the validators; REQUIRED
+   grounding raises here, instead of ``Completed``), then ``Completed``.
 
 Text and citations pass the same lone-surrogate scrub as the final response, so what the
 caller sees streamed is what ``Completed`` holds.
@@ -29,8 +30,6 @@ import contextlib
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
-    Awaitable,
-    Callable,
     Generator,
     Iterator,
     Sequence,
@@ -39,14 +38,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.registry import provider
-from router.call_limits import CallLimits, aiterate_within, iterate_within, limits_for
+from adapters.registry import ProviderRow
+from router.call_limits import aiterate_within, iterate_within, limits_for
 from router.errors import ProviderTransientError, RouterError
-from router.lone_surrogates import scrub, scrub_citations
+from router.respond import Responder, aguarded, guarded, unexpected
 from router.retry import RetryPolicy
 from router.settings import RouterSettings
-from router.stream_events import CitationDelta, Completed, StreamEvent, TextDelta
-from router.streaming import open_stream_reader
+from router.streaming.accumulator import stream_reader
+from router.streaming.events import CitationDelta, Completed, StreamEvent, TextDelta
+from router.text.lone_surrogates import scrub, scrub_citations
 from router.types import LLMRequest, LLMResponse
 
 __all__ = ["StreamParts", "arun_stream", "run_stream"]
@@ -57,20 +57,14 @@ AsyncChunks = AsyncIterator[dict[str, Any]]
 
 @dataclass(frozen=True, slots=True)
 class StreamParts:
-    """What the router lends a streamed call."""
+    """What one streamed call needs: the vendor's row and adapter, and the router's settings,
+    retry policy and last step."""
 
     adapter: StreamingAdapter
+    row: ProviderRow
     settings: RouterSettings
     retry: RetryPolicy
-    respond: Callable[[LLMRequest, AdapterResult, int, float], LLMResponse]
-    """The router's own last step of ``route()``: (request, result, attempts, started) to the
-    validated response (assembly, cost, the validators), so the two end alike."""
-    guard: Callable[[Exception], RouterError]
-    """Turns an exception from outside the RouterError tree into one (never retried)."""
-    resolve: Callable[[AdapterResult], None]
-    """The router's redirect resolution of the final result's citations (a no-op when off)."""
-    aresolve: Callable[[AdapterResult], Awaitable[None]]
-    """The async twin of ``resolve``."""
+    responder: Responder
 
 
 @dataclass(slots=True)
@@ -135,14 +129,14 @@ def _before_first_event(request: LLMRequest, chunks: int) -> ProviderTransientEr
     )
 
 
-def _deadline(chunks: Chunks, request: LLMRequest, settings: RouterSettings) -> Chunks:
+def _deadline(chunks: Chunks, request: LLMRequest, parts: StreamParts) -> Chunks:
     """The stream within one call's limits: every chunk read inside them, and the whole stream
     ended by the call's deadline (``timeout_s``) with the deadline's error, as ``route()`` is."""
-    limits = limits_for(request, settings)
+    limits = limits_for(request, parts.settings)
     try:
         yield from iterate_within(limits, chunks)
     except Exception as exc:
-        limited = _limited(limits, request)
+        limited = limits.error(parts.row.label, parts.row.vendor)
         if limited is None:
             raise
         raise limited from exc
@@ -150,16 +144,14 @@ def _deadline(chunks: Chunks, request: LLMRequest, settings: RouterSettings) -> 
         _close(chunks)
 
 
-async def _adeadline(
-    chunks: AsyncChunks, request: LLMRequest, settings: RouterSettings
-) -> AsyncChunks:
+async def _adeadline(chunks: AsyncChunks, request: LLMRequest, parts: StreamParts) -> AsyncChunks:
     """The async twin of :func:`_deadline`."""
-    limits = limits_for(request, settings)
+    limits = limits_for(request, parts.settings)
     try:
         async for chunk in aiterate_within(limits, chunks):
             yield chunk
     except Exception as exc:
-        limited = _limited(limits, request)
+        limited = limits.error(parts.row.label, parts.row.vendor)
         if limited is None:
             raise
         raise limited from exc
@@ -167,8 +159,13 @@ async def _adeadline(
         await _aclose(chunks)
 
 
-def _limited(limits: CallLimits, request: LLMRequest) -> RouterError | None:
-    return limits.error(provider(request.vendor).label, request.vendor)
+def _respond(
+    request: LLMRequest, parts: StreamParts, result: AdapterResult, attempts: int, started: float
+) -> LLMResponse:
+    """The stream's final response: the last step ``route()`` takes too."""
+    return parts.responder.respond(
+        request, parts.row.label, result, attempts=attempts, started=started
+    )
 
 
 def _replaced(result: AdapterResult, delivered: _Delivered) -> bool:
@@ -197,21 +194,19 @@ def run_stream(
         except RouterError as error:
             raise _broke(request, delivered, error) from error.__cause__
         except Exception as exc:
-            raise parts.guard(exc) from exc
+            raise unexpected(exc) from exc
     finally:
         _close(chunks)
     if not reader.complete:
         raise _cut(request, delivered, count, "before its last event")
     try:
-        result = _guarded(
-            parts, lambda: parts.adapter.finish_stream(request, parts.settings, reader)
-        )
+        result = guarded(lambda: parts.adapter.finish_stream(request, parts.settings, reader))
     except ProviderTransientError as error:
         raise _broke(request, delivered, error) from error
-    _guarded(parts, lambda: parts.resolve(result))
+    guarded(lambda: parts.responder.resolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))
-    yield Completed(parts.respond(request, result, attempts, started))
+    yield Completed(_respond(request, parts, result, attempts, started))
 
 
 def _open(
@@ -219,12 +214,12 @@ def _open(
 ) -> tuple[Chunks, StreamReader, Sequence[StreamEvent], int]:
     """Open the stream and read it up to its first events (one attempt)."""
     try:
-        reader = open_stream_reader(request.vendor, request)
-        chunks = _deadline(parts.adapter.stream(request, parts.settings), request, parts.settings)
+        reader = stream_reader(parts.row, request)
+        chunks = _deadline(parts.adapter.stream(request, parts.settings), request, parts)
     except RouterError:
         raise
     except Exception as exc:
-        raise parts.guard(exc) from exc
+        raise unexpected(exc) from exc
     count = 0
     try:
         for chunk in chunks:
@@ -237,7 +232,7 @@ def _open(
         raise
     except Exception as exc:
         _close(chunks)
-        raise parts.guard(exc) from exc
+        raise unexpected(exc) from exc
     if reader.complete:  # a complete stream without a word: the reader's result says why
         return iter(()), reader, (), count
     raise _before_first_event(request, count)
@@ -248,15 +243,6 @@ def _close(chunks: Iterator[Any]) -> None:
     if callable(close):
         with contextlib.suppress(Exception):  # closing a broken stream must not hide why
             close()
-
-
-def _guarded(parts: StreamParts, call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except RouterError:
-        raise
-    except Exception as exc:
-        raise parts.guard(exc) from exc
 
 
 # -- async ---------------------------------------------------------------------------------
@@ -284,33 +270,33 @@ async def arun_stream(
         except RouterError as error:
             raise _broke(request, delivered, error) from error.__cause__
         except Exception as exc:
-            raise parts.guard(exc) from exc
+            raise unexpected(exc) from exc
     finally:
         await _aclose(chunks)
     if not reader.complete:
         raise _cut(request, delivered, count, "before its last event")
     try:
-        result = await _aguarded(
-            parts, lambda: parts.adapter.afinish_stream(request, parts.settings, reader)
+        result = await aguarded(
+            lambda: parts.adapter.afinish_stream(request, parts.settings, reader)
         )
     except ProviderTransientError as error:
         raise _broke(request, delivered, error) from error
-    await _aguarded(parts, lambda: parts.aresolve(result))
+    await aguarded(lambda: parts.responder.aresolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))
-    yield Completed(parts.respond(request, result, attempts, started))
+    yield Completed(_respond(request, parts, result, attempts, started))
 
 
 async def _aopen(
     request: LLMRequest, parts: StreamParts
 ) -> tuple[AsyncChunks, StreamReader, Sequence[StreamEvent], int]:
     try:
-        reader = open_stream_reader(request.vendor, request)
-        chunks = _adeadline(parts.adapter.astream(request, parts.settings), request, parts.settings)
+        reader = stream_reader(parts.row, request)
+        chunks = _adeadline(parts.adapter.astream(request, parts.settings), request, parts)
     except RouterError:
         raise
     except Exception as exc:
-        raise parts.guard(exc) from exc
+        raise unexpected(exc) from exc
     count = 0
     try:
         async for chunk in chunks:
@@ -323,7 +309,7 @@ async def _aopen(
         raise
     except Exception as exc:
         await _aclose(chunks)
-        raise parts.guard(exc) from exc
+        raise unexpected(exc) from exc
     if reader.complete:
         return _no_chunks(), reader, (), count
     raise _before_first_event(request, count)
@@ -339,12 +325,3 @@ async def _aclose(chunks: AsyncIterator[Any]) -> None:
     if callable(close):
         with contextlib.suppress(Exception):
             await close()
-
-
-async def _aguarded(parts: StreamParts, call: Callable[[], Awaitable[Any]]) -> Any:
-    try:
-        return await call()
-    except RouterError:
-        raise
-    except Exception as exc:
-        raise parts.guard(exc) from exc

@@ -1,0 +1,509 @@
+"""class Router: the single entry point backend pipelines call (UnifiedLLMAdapter is its alias).
+
+The router is wiring: it holds the adapter cache, the retry layer and the tracing, and hands
+the rest on. ``route(request)`` looks up the vendor's registry row once (:mod:`adapters.registry`;
+the adapter is imported lazily, created once and reused), checks the request against the row's
+capabilities (:mod:`router.capabilities`), runs the adapter under the one retry layer within the
+call's limits (:mod:`router.call_limits`), and takes the one last step every path shares
+(:mod:`router.respond`: redirect resolution, cost, assembly, the validators, which fail closed).
+Only ``RouterError`` subclasses leave this module. ``stream(request)`` does the same as a stream
+of events (:mod:`router.streaming` says how it behaves; :mod:`router.streaming.call` runs it).
+
+Each sync/async twin holds only its I/O lines; what they decide is written once, in the helpers
+they share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+from adapters.base import Adapter, AdapterResult, StreamingAdapter
+from adapters.registry import ProviderRow, provider
+from router.call_limits import (
+    CallLimits,
+    DeadlineExceeded,
+    limits_for,
+    limits_scope,
+    run_within,
+)
+from router.capabilities import check_request
+from router.citations.domains import load_suffix_list
+from router.citations.redirects import RedirectResolver
+from router.errors import (
+    GroundingRequiredFailedError,
+    RequestValidationError,
+    RouterError,
+)
+from router.logging import CallLogContext, get_logger, register_secret
+from router.pricing import PriceBook
+from router.respond import Responder, aguarded, guarded, load_prices, unexpected
+from router.retry import AsyncSleep, RetryPolicy, Sleep
+from router.settings import RouterSettings
+from router.streaming.call import StreamParts, arun_stream, run_stream
+from router.streaming.events import Completed, StreamEvent
+from router.tracing import FIRST_CHUNK_S, STREAM_ABANDONED, NoSpan, RouteTrace, Tracing
+from router.types import LLMRequest, LLMResponse, Vendor
+from router.validation import DEFAULT_VALIDATORS, Validator
+
+__all__ = [
+    "RequestInput",
+    "Router",
+    "UnifiedLLMAdapter",
+    "aroute",
+    "as_request",
+    "astream",
+    "route",
+    "shared_router",
+    "stream",
+]
+
+RequestInput = LLMRequest | Mapping[str, Any]
+
+log = get_logger(__name__)
+
+
+def as_request(request: RequestInput) -> LLMRequest:
+    """Accept an ``LLMRequest`` or a plain dict; bad input raises ``RequestValidationError``."""
+    if isinstance(request, LLMRequest):
+        return request
+    try:
+        return LLMRequest.model_validate(request)
+    except RouterError:
+        raise
+    except Exception as exc:  # a caller's object whose methods raise while being read
+        raise RequestValidationError(
+            f"request: could not be read ({type(exc).__name__})", field="request"
+        ) from exc
+
+
+class Router:
+    """Routes requests to provider adapters; safe to share between threads and tasks.
+
+    ``adapters`` replaces the built-in adapter of a vendor (tests, custom transports);
+    ``validators`` replaces the grounding checks; ``sleep``/``async_sleep`` are what the retry
+    layer waits with, injectable so tests never wait; ``prices`` replaces the price book read
+    from the providers' tables and ``settings.prices``. A price file that cannot be read is a
+    ``ConfigurationError`` here, at construction. ``resolver`` replaces the
+    ``RedirectResolver`` built from the settings; either is used only while
+    ``settings.resolve_redirects`` is on. ``tracer_provider`` is the OpenTelemetry tracer
+    provider of this router's spans, instead of the global one (:mod:`router.tracing`).
+    """
+
+    def __init__(
+        self,
+        settings: RouterSettings | None = None,
+        *,
+        adapters: Mapping[Vendor, Adapter] | None = None,
+        validators: Sequence[Validator] = DEFAULT_VALIDATORS,
+        sleep: Sleep = time.sleep,
+        async_sleep: AsyncSleep = asyncio.sleep,
+        prices: PriceBook | None = None,
+        resolver: RedirectResolver | None = None,
+        tracer_provider: Any | None = None,
+    ) -> None:
+        self.settings = settings if settings is not None else RouterSettings()
+        self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
+        self._adapters_lock = threading.Lock()
+        self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
+        self.prices = prices if prices is not None else load_prices(self.settings.prices)
+        self._responder = Responder(self.settings, self.prices, tuple(validators), resolver)
+        self.tracing = Tracing(self.settings, tracer_provider)
+        for name, secret in self.settings.named_secrets().items():
+            register_secret(secret, name=name)
+
+    @classmethod
+    def from_env(cls, **options: Any) -> Self:
+        """Build settings once from the environment and ``.env``, then the router."""
+        return cls(RouterSettings(), **options)
+
+    def adapter_for(self, vendor: Vendor) -> Adapter:
+        """The vendor's adapter, imported and created on first use, then reused."""
+        adapter = self._adapters.get(vendor)
+        if adapter is not None:
+            return adapter
+        return self._new_adapter(provider(vendor))
+
+    def route(self, request: RequestInput) -> LLMResponse:
+        """Send one request and return the validated response, or raise a ``RouterError``."""
+        started = time.perf_counter()
+        checked = as_request(request)
+        row = provider(checked.vendor)
+        with self.tracing.route(checked, row) as span, self._call_context(checked):
+            try:
+                response = self._route_once(checked, row, started, attempts_before=0)
+            except GroundingRequiredFailedError as failure:
+                earlier = self._reask(checked, failure, span)
+                response = self._route_once(checked, row, started, attempts_before=earlier)
+            span.succeeded(response)
+            return response
+
+    async def aroute(self, request: RequestInput) -> LLMResponse:
+        """The async twin of :meth:`route`."""
+        started = time.perf_counter()
+        checked = as_request(request)
+        row = provider(checked.vendor)
+        with self.tracing.route(checked, row) as span, self._call_context(checked):
+            try:
+                response = await self._aroute_once(checked, row, started, attempts_before=0)
+            except GroundingRequiredFailedError as failure:
+                earlier = self._reask(checked, failure, span)
+                response = await self._aroute_once(checked, row, started, attempts_before=earlier)
+            span.succeeded(response)
+            return response
+
+    def stream(self, request: RequestInput) -> Iterator[StreamEvent]:
+        """Stream one request: its events, ending with ``Completed`` (see router.streaming).
+
+        The request is checked now (a malformed one, or a provider that cannot stream, raises
+        ``RequestValidationError`` here); the call starts when the iteration does.
+        """
+        started = time.perf_counter()
+        checked = as_request(request)
+        parts = self._stream_parts(checked)
+        return self._stream_events(checked, parts, started)
+
+    def astream(self, request: RequestInput) -> AsyncIterator[StreamEvent]:
+        """The async twin of :meth:`stream` (iterate it with ``async for``)."""
+        started = time.perf_counter()
+        checked = as_request(request)
+        parts = self._stream_parts(checked)
+        return self._astream_events(checked, parts, started)
+
+    def close(self) -> None:
+        """Release the SDK clients of every adapter created so far."""
+        for adapter in self._created():
+            adapter.close()
+
+    async def aclose(self) -> None:
+        """Release the async SDK clients created on the running event loop, then the rest."""
+        for adapter in self._created():
+            await adapter.aclose()
+            adapter.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- the adapters -----------------------------------------------------------------------
+
+    def _adapter(self, row: ProviderRow) -> Adapter:
+        """The adapter of ``row``'s vendor (the registry row the call already holds)."""
+        adapter = self._adapters.get(row.vendor)
+        return adapter if adapter is not None else self._new_adapter(row)
+
+    def _new_adapter(self, row: ProviderRow) -> Adapter:
+        with self._adapters_lock:
+            adapter = self._adapters.get(row.vendor)
+            if adapter is None:
+                # The registry imports the provider package (and its SDK) only now, and the
+                # suffix list is read now too: neither is paid within a call's deadline.
+                adapter = self._adapters[row.vendor] = row.new_adapter()
+                load_suffix_list()
+            return adapter
+
+    def _created(self) -> list[Adapter]:
+        with self._adapters_lock:
+            return list(self._adapters.values())
+
+    # -- streams ----------------------------------------------------------------------------
+
+    def _stream_parts(self, request: LLMRequest) -> StreamParts:
+        row = provider(request.vendor)
+        check_request(request, row)
+        if not row.capabilities.streaming:
+            raise RequestValidationError(
+                f"vendor: {row.label} cannot stream through the router; use route()",
+                field="vendor",
+                vendor=request.vendor,
+                model=request.model,
+                request_id=request.request_id,
+            )
+        adapter: Any = guarded(lambda: self._adapter(row))
+        streaming: StreamingAdapter = adapter
+        return StreamParts(streaming, row, self.settings, self._retry, self._responder)
+
+    def _call_context(self, request: LLMRequest) -> CallLogContext:
+        """The debug switch and the request's log context, for one call or one stream step.
+
+        The request's id, vendor and model go with every log event emitted while it is routed:
+        structlog context variables are task- and thread-local, so in a concurrent batch (and
+        in each batch worker process, which routes through here too) every event, the forensic
+        extraction events included, says which request it belongs to. Renderers that merge
+        context variables show them (structlog's default chain and the CLI's do).
+        """
+        return CallLogContext(
+            self.settings.debug_grounding,
+            request_id=request.request_id,
+            vendor=request.vendor,
+            model=request.model,
+        )
+
+    def _stream_events(
+        self, request: LLMRequest, parts: StreamParts, started: float
+    ) -> Iterator[StreamEvent]:
+        # The debug switch, the log context and the call's span are set around each step, never
+        # held across a yield: a caller may leave the stream half-read, and it is then closed
+        # wherever it is collected.
+        span = self.tracing.route(request, parts.row, stream=True)
+        events, issued, delivered = run_stream(request, parts, started), time.perf_counter(), 0
+        try:
+            while True:
+                with self._call_context(request), span.active():
+                    try:
+                        event = next(events)
+                    except StopIteration:
+                        return
+                    except RouterError as error:
+                        self._stream_failed(request, span, error)
+                        raise
+                _traced_event(span, event, issued=issued, first=not delivered)
+                delivered += 1
+                yield event
+        except GeneratorExit:
+            span.set({STREAM_ABANDONED: True})
+            raise
+        finally:
+            with self._call_context(request), span.active():
+                events.close()
+            span.end()
+
+    async def _astream_events(
+        self, request: LLMRequest, parts: StreamParts, started: float
+    ) -> AsyncIterator[StreamEvent]:
+        # As in _stream_events; here it matters most: an async generator left half-read is
+        # closed by the event loop in a context of its own, where no outer setting can be reset.
+        span = self.tracing.route(request, parts.row, stream=True)
+        events, issued, delivered = arun_stream(request, parts, started), time.perf_counter(), 0
+        try:
+            while True:
+                with self._call_context(request), span.active():
+                    try:
+                        event = await anext(events)
+                    except StopAsyncIteration:
+                        return
+                    except RouterError as error:
+                        self._stream_failed(request, span, error)
+                        raise
+                _traced_event(span, event, issued=issued, first=not delivered)
+                delivered += 1
+                yield event
+        except GeneratorExit:
+            span.set({STREAM_ABANDONED: True})
+            raise
+        finally:
+            with self._call_context(request), span.active():
+                await events.aclose()
+            span.end()
+
+    # -- one pass: the adapter under retries, then the one last step ------------------------
+
+    def _route_once(
+        self, request: LLMRequest, row: ProviderRow, started: float, attempts_before: int
+    ) -> LLMResponse:
+        try:
+            check_request(request, row)
+            adapter = guarded(lambda: self._adapter(row))
+
+            def attempt() -> tuple[AdapterResult, CallLimits]:
+                # One provider call within its limits: a deadline of timeout_s in all, and
+                # replies, citations and forensic events bounded (router.call_limits).
+                limits = self._limits(request)
+                with limits_scope(limits):
+                    try:
+                        return guarded(lambda: adapter.complete(request, self.settings)), limits
+                    except RouterError as error:
+                        limited = _limit_error(limits, row)
+                        if limited is None:
+                            raise
+                        raise limited from error
+
+            (result, limits), attempts = self._retry.call(attempt)
+            with limits_scope(self._limits(request)):  # resolution gets a deadline of its own
+                self._responder.resolve(result)
+            return self._respond(
+                request,
+                row,
+                result,
+                attempts=attempts_before + attempts,
+                started=started,
+                limits=limits,
+            )
+        except RouterError as error:
+            self._fail(request, error)
+            raise
+
+    async def _aroute_once(
+        self, request: LLMRequest, row: ProviderRow, started: float, attempts_before: int
+    ) -> LLMResponse:
+        try:
+            check_request(request, row)
+            adapter = guarded(lambda: self._adapter(row))
+
+            async def attempt() -> tuple[AdapterResult, CallLimits]:
+                limits = self._limits(request)
+                try:
+                    result = await run_within(
+                        limits, lambda: aguarded(lambda: adapter.acomplete(request, self.settings))
+                    )
+                except (RouterError, DeadlineExceeded) as error:
+                    limited = _limit_error(limits, row)
+                    if limited is None and isinstance(error, RouterError):
+                        raise
+                    raise limited or unexpected(error) from error
+                return result, limits
+
+            (result, limits), attempts = await self._retry.acall(attempt)
+            with limits_scope(self._limits(request)):
+                await self._responder.aresolve(result)
+            return self._respond(
+                request,
+                row,
+                result,
+                attempts=attempts_before + attempts,
+                started=started,
+                limits=limits,
+            )
+        except RouterError as error:
+            self._fail(request, error)
+            raise
+
+    def _respond(
+        self,
+        request: LLMRequest,
+        row: ProviderRow,
+        result: AdapterResult,
+        *,
+        attempts: int,
+        started: float,
+        limits: CallLimits,
+    ) -> LLMResponse:
+        return self._responder.respond(
+            request, row.label, result, attempts=attempts, started=started, limits=limits
+        )
+
+    def _limits(self, request: LLMRequest) -> CallLimits:
+        return limits_for(request, self.settings)
+
+    def _reask(
+        self,
+        request: LLMRequest,
+        failure: GroundingRequiredFailedError,
+        span: RouteTrace | NoSpan,
+    ) -> int:
+        """The attempts the failed answer took, when the setting asks again; else ``failure``."""
+        if not self.settings.reask_on_required_failure:
+            raise failure
+        # The answer asked again for is paid for too, but only the final response carries a cost.
+        kept = failure.response
+        cost = kept.usage.cost if isinstance(kept, LLMResponse) else None
+        log.info(
+            "grounding_required_reask",
+            vendor=request.vendor,
+            model=request.model,
+            request_id=request.request_id,
+            reason=failure.reason,
+            cost=cost.total if cost is not None else None,
+        )
+        span.event("grounding_router.reask", {"grounding_router.reask.reason": failure.reason})
+        return kept.attempts if kept else 1
+
+    def _stream_failed(
+        self, request: LLMRequest, span: RouteTrace | NoSpan, error: RouterError
+    ) -> None:
+        self._fail(request, error)
+        span.failed(error)
+
+    @staticmethod
+    def _fail(request: LLMRequest, error: RouterError) -> None:
+        """Add the request's context to the error and log it once."""
+        error.with_context(
+            vendor=request.vendor, model=request.model, request_id=request.request_id
+        )
+        log.info(
+            "route_failed",
+            vendor=request.vendor,
+            model=request.model,
+            request_id=request.request_id,
+            error=type(error).__name__,
+            reason=error.reason,
+            status_code=error.status_code,
+        )
+
+
+UnifiedLLMAdapter = Router
+"""The router's name in the original spec, kept as an alias (``router.unified_llm_adapter``)."""
+
+
+def _traced_event(
+    span: RouteTrace | NoSpan, event: StreamEvent, *, issued: float, first: bool
+) -> None:
+    """Note a streamed event on the call's span: the first one's delay, the final response."""
+    if first:
+        span.set({FIRST_CHUNK_S: time.perf_counter() - issued})
+    if isinstance(event, Completed):
+        span.succeeded(event.response)
+
+
+def _limit_error(limits: CallLimits, row: ProviderRow) -> RouterError | None:
+    """The error of the call limit that ended the attempt, if one did (whatever the SDK made of
+    it on its way out: a timeout, a connection error, an unexpected exception)."""
+    if limits.fired is None:
+        return None
+    return limits.error(row.label, row.vendor)
+
+
+_default_router: Router | None = None
+_default_router_lock = threading.Lock()
+
+
+def shared_router() -> Router:
+    """The process-wide router behind ``route()``, built from the environment on first use."""
+    global _default_router  # noqa: PLW0603 - one lazily built router per process, on purpose
+    if _default_router is None:
+        with _default_router_lock:
+            if _default_router is None:
+                _default_router = Router.from_env()
+    return _default_router
+
+
+def route(request: RequestInput) -> LLMResponse:
+    """Route one request with the process-wide router (settings from the environment)."""
+    return shared_router().route(request)
+
+
+async def aroute(request: RequestInput) -> LLMResponse:
+    """The async twin of :func:`route`."""
+    return await shared_router().aroute(request)
+
+
+def stream(request: RequestInput) -> Iterator[StreamEvent]:
+    """Stream one request with the process-wide router (see :mod:`router.streaming`)."""
+    return shared_router().stream(request)
+
+
+def astream(request: RequestInput) -> AsyncIterator[StreamEvent]:
+    """The async twin of :func:`stream`."""
+    return shared_router().astream(request)
