@@ -12,7 +12,7 @@ configures ``logging`` (``logging.basicConfig(level="INFO")`` shows them). Struc
 global configuration is never touched, so an application's structlog set-up stays its own.
 
 The CLI calls :func:`configure_logging`: one handler on stderr for those loggers, console lines
-for people or JSON lines with ``--log-json``. Redaction itself is :mod:`router.redaction` (its
+for people or JSON lines with ``--log-json``. Redaction itself is :mod:`router.text.redaction` (its
 names are re-exported here), which every other way out of the router uses too.
 
 Forensic events (which metadata source a citation came from, how its domain was derived, what

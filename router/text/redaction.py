@@ -17,7 +17,7 @@ kinds, and the kind decides where they are looked for:
   Rewriting those would corrupt the caller's data, so a weak secret is removed only where
   secrets travel (error messages, log events, headers, URLs: every call without
   ``shapes=False``), and only as a whole token, never inside a longer word.
-  :func:`register_secret` says once, through the ``router.redaction`` logger, which setting
+  :func:`register_secret` says once, through the ``router.text.redaction`` logger, which setting
   holds one.
 
 Each value or run is matched as written, percent-encoded (as URL encoders write it, or every

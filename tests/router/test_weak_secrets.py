@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from router.emulator import Emulator
-from router.redaction import is_strong_secret
+from router.text.redaction import is_strong_secret
 from support.emulated import MODELS, cli_environment
 
 _VENDORS = ("openai", "vertex", "gemini", "anthropic", "perplexity", "openrouter")
@@ -99,7 +99,7 @@ def test_weak_key_is_still_redacted_where_secrets_travel() -> None:
         """
         import logging, sys
         from router.errors import ProviderRequestError
-        from router.redaction import redact_text, register_secret
+        from router.text.redaction import redact_text, register_secret
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
         register_secret("test", name="OPENAI_API_KEY")
         register_secret("test", name="OPENAI_API_KEY")
@@ -123,7 +123,7 @@ def test_strong_key_is_redacted_from_answers_too() -> None:
     """A strong secret, and any 8-character run of it, is removed from provider content as well."""
     result = _run(
         """
-        from router.redaction import redact_text, register_secret
+        from router.text.redaction import redact_text, register_secret
         register_secret("sk-live-7Hq2Lx9Vw4Zc8Np3", name="OPENAI_API_KEY")
         print(redact_text("your key is sk-live-7Hq2Lx9Vw4Zc8Np3, or ...Lx9Vw4Zc8N", shapes=False))
         """
