@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 from adapters.base import AdapterResult, StreamReader
-from adapters.http_clients import call_sdk_timeout_s
 from adapters.openai_calls import ClientKey, OpenAICalls
 from adapters.openai_errors import OpenAIService
+from adapters.sdk.http_clients import call_sdk_timeout_s
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 

@@ -41,7 +41,7 @@ from typing import Any
 
 import structlog
 
-from adapters.values import as_mapping, compact_json
+from adapters.sdk.values import as_mapping, compact_json
 from router.citations.build import CitationCollector
 from router.logging import grounding_debug_enabled
 from router.types import Citation, Location, Span

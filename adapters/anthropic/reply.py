@@ -25,7 +25,7 @@ from adapters.anthropic.citations import AnthropicExtraction, read_anthropic_rep
 from adapters.anthropic.request import plan_steps
 from adapters.base import AdapterResult
 from adapters.json_answer import unholdable_json
-from adapters.values import as_mapping
+from adapters.sdk.values import as_mapping
 from router.errors import ResponseParseError
 from router.types import LLMRequest, Usage
 

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import structlog
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import call_sdk_timeout_s
 from adapters.openai.citations import (
     OpenAIGrounding,
     _extract_openai_citations,
@@ -39,6 +38,7 @@ from adapters.openai.reply import map_openai_reply
 from adapters.openai.request import build_response_params
 from adapters.openai_calls import ClientKey, OpenAICalls, client_key
 from adapters.openai_errors import OPENAI
+from adapters.sdk.http_clients import call_sdk_timeout_s
 from router.errors import ProviderRequestError
 from router.logging import grounding_debug_enabled
 from router.settings import RouterSettings

@@ -18,7 +18,7 @@ import math
 from adapters.base import AdapterResult
 from adapters.openai.reply import map_openai_reply
 from adapters.openrouter.request import OPENROUTER
-from adapters.values import as_dict
+from adapters.sdk.values import as_dict
 from router.types import LLMRequest
 
 __all__ = ["map_openrouter_reply"]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import sdk_timeout_s
+from adapters.sdk.http_clients import sdk_timeout_s
 from adapters.two_step import reshape_is_pointless, step2_skipped
 from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
 from adapters.vertex.body import reply_body
