@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.openai.request import is_strict_compatible, schema_name
-from adapters.openai_errors import OpenAIService
+from adapters.openai_compatible.errors import OpenAIService
+from adapters.openai_compatible.json_schema import is_strict_compatible, schema_name
 from router.types import LLMRequest
 
 __all__ = ["CHAT_PATH", "DEFAULT_BASE_URL", "OPENROUTER", "build_openrouter_params"]

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.openai.citations import read_openai_reply
+from adapters.openai_compatible.citations import read_openai_reply
 from support.openai import OPENAI_FILES, citation_problems
 from support.recorded import load_final_body
 
