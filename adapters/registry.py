@@ -181,7 +181,7 @@ _ROWS: tuple[ProviderRow, ...] = (
             "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN",
         ),
         summary="Gemini on Vertex AI with Google Search grounding (google-genai, vertexai=True)",
-        reply_mapper_path="adapters.vertex.reply:map_vertex_result",
+        reply_mapper_path="adapters.vertex.reply:map_vertex_reply",
         stream_reader_path="adapters.vertex.stream:VertexStreamReader",
         genai_provider="gcp.vertex_ai",
         genai_operation="generate_content",
@@ -210,7 +210,7 @@ _ROWS: tuple[ProviderRow, ...] = (
         summary="Gemini Developer API with Google Search grounding (google-genai, API key)",
         genai_provider="gcp.gemini",
         genai_operation="generate_content",
-        reply_mapper_path="adapters.vertex.reply:map_gemini_result",
+        reply_mapper_path="adapters.vertex.reply:map_gemini_reply",
         stream_reader_path="adapters.vertex.stream:GeminiStreamReader",
     ),
     ProviderRow(
@@ -278,7 +278,7 @@ _ROWS: tuple[ProviderRow, ...] = (
             "GROUNDING_ROUTER_ANTHROPIC_MAX_SEARCHES",
         ),
         summary="Claude through the Messages API with the web search server tool (anthropic SDK)",
-        reply_mapper_path="adapters.anthropic.reply:map_anthropic_result",
+        reply_mapper_path="adapters.anthropic.reply:map_anthropic_reply",
         stream_reader_path="adapters.anthropic.stream:AnthropicStreamReader",
     ),
 )

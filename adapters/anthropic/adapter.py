@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from adapters.anthropic.errors import ANTHROPIC, translate_anthropic_errors
-from adapters.anthropic.reply import map_anthropic_reply
+from adapters.anthropic.reply import map_message
 from adapters.anthropic.request import Step, build_message_params, plan_steps
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.sdk.calls import ClientKey, SdkCalls, SdkClasses, client_key
@@ -141,7 +141,7 @@ class AnthropicAdapter:
 
     @staticmethod
     def _mapped(request: LLMRequest, step: Step, message: Any) -> AdapterResult:
-        result = map_anthropic_reply(message, wants_json=step.json_output)
+        result = map_message(message, wants_json=step.json_output)
         if grounding_debug_enabled():
             _log.debug(
                 "anthropic_reply_mapped",

@@ -50,7 +50,6 @@ __all__ = [
     "AnthropicExtraction",
     "AnthropicGrounding",
     "extract_anthropic_citations",
-    "extract_anthropic_grounding",
     "read_anthropic_reply",
 ]
 
@@ -116,11 +115,6 @@ class _Cited:
 def extract_anthropic_citations(message: object) -> list[Citation]:
     """The uniform citations of an Anthropic reply (SDK object or dict), ordered by rank."""
     return read_anthropic_reply(message).citations
-
-
-def extract_anthropic_grounding(message: object) -> AnthropicGrounding:
-    """Tool calls, search queries, ``grounded_effective`` and the ``[CITATIONS]`` warnings."""
-    return read_anthropic_reply(message).grounding
 
 
 def read_anthropic_reply(message: object) -> AnthropicExtraction:

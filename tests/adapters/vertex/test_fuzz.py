@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from adapters.vertex.adapter import extract_vertex_grounding
 from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
-from adapters.vertex.mapping import map_vertex_reply
+from adapters.vertex.citations import read_vertex_reply
 from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from support.citations import citation_problems as check_citation
 from support.recorded import load_final_body
@@ -205,7 +205,7 @@ def mutated_body(rng: random.Random) -> dict[str, Any]:
 
 def _check(rng: random.Random, body: dict[str, Any], api: GoogleApi = VERTEX) -> None:
     """Extraction does not raise; every citation is valid, also after resolving its redirects."""
-    reply = map_vertex_reply(body, api=api)
+    reply = read_vertex_reply(body, api=api)
     for citation in reply.citations:
         assert check_citation(citation, reply.content, provider=api.vendor) == []
     assert reply.grounding.citation_count == len(reply.citations)
