@@ -147,3 +147,164 @@ def test_the_emulator_imports_nothing_of_the_rest(module: str) -> None:
     """The emulator stands in for the providers: it knows nothing of the router."""
     outside = sorted(t for t in import_graph()[module] if not t.startswith("router.emulator"))
     assert outside == []
+
+
+# The contract modules DESIGN.md section 1 puts at the bottom: the adapters stand on them.
+CONTRACT_MODULES = (
+    "router.types",
+    "router.errors",
+    "router.settings",
+    "router.logging",
+    "router.citations",
+    "router.stream_events",
+    "router.streaming.events",
+)
+REGISTRY = "adapters.registry"
+
+
+def _reachable(graph: Mapping[str, frozenset[str]], starts: set[str]) -> set[str]:
+    """Every module ``starts`` import, directly or through others."""
+    seen: set[str] = set()
+    pending = list(starts)
+    while pending:
+        for target in graph.get(pending.pop(), frozenset()):
+            if target not in seen:
+                seen.add(target)
+                pending.append(target)
+    return seen
+
+
+def modules_below_the_adapters(graph: Mapping[str, frozenset[str]]) -> list[str]:
+    """The floor: the contract modules, every module the adapters stand on, and the adapters
+    themselves (but the registry, which is their roof)."""
+    adapters = {m for m in graph if m.split(".")[0] == "adapters" and m != REGISTRY}
+    below = adapters | _reachable(graph, adapters)
+    below |= {m for m in graph if m.startswith(CONTRACT_MODULES)}
+    return sorted(m for m in below if m != REGISTRY)
+
+
+def test_the_floor_finder_sees_a_planted_registry_import() -> None:
+    """A module the adapters stand on that imports the registry is found (the test can fail)."""
+    graph = {
+        "adapters.openai.adapter": frozenset({"router.settings"}),
+        "router.settings": frozenset({REGISTRY}),
+        REGISTRY: frozenset({"router.types"}),
+        "router.types": frozenset(),
+        "router.fanout": frozenset({REGISTRY}),
+    }
+    below = modules_below_the_adapters(graph)
+    assert below == ["adapters.openai.adapter", "router.settings", "router.types"]
+    assert [m for m in below if REGISTRY in graph[m]] == ["router.settings"]
+
+
+@pytest.mark.parametrize("module", modules_below_the_adapters(import_graph()))
+def test_nothing_below_the_adapters_imports_the_registry(module: str) -> None:
+    """The registry sits on the adapters: nothing they stand on (nor an adapter) imports it."""
+    assert REGISTRY not in import_graph()[module]
+
+
+# Vendor literals compared outside their provider package and emulator API module, on main when
+# this test came. The emulator is being rebuilt as one row per provider API
+# (router/emulator/apis/), which removes them: delete each entry as its comparisons go. Any
+# comparison not listed here fails.
+VENDOR_COMPARISONS_ALLOWED: Mapping[str, frozenset[str]] = {
+    "router.emulator.app": frozenset(
+        {"anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex"}
+    ),
+    "router.emulator.error_replies": frozenset(
+        {"anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex"}
+    ),
+    "router.emulator.synthesis": frozenset(
+        {"anthropic", "gemini", "openai", "openrouter", "perplexity"}
+    ),
+}
+_COMPARING = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+
+
+def _string_literals(node: ast.expr) -> set[str]:
+    """The string constants ``node`` is, or holds as a tuple, set or list display."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.Tuple | ast.Set | ast.List):
+        return {
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        }
+    return set()
+
+
+def compared_literals(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, string) for each string literal compared with ==, !=, in, not in, or matched by a
+    ``case``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and all(isinstance(op, _COMPARING) for op in node.ops):
+            for side in (node.left, *node.comparators):
+                yield from ((node.lineno, s) for s in sorted(_string_literals(side)))
+        elif isinstance(node, ast.MatchValue):
+            yield from ((node.lineno, s) for s in sorted(_string_literals(node.value)))
+
+
+def vendor_owners() -> dict[str, tuple[str, str]]:
+    """Vendor -> (its provider package, the short name its emulator API module may carry)."""
+    from adapters.registry import PROVIDERS
+
+    owners: dict[str, tuple[str, str]] = {}
+    for vendor, row in PROVIDERS.items():
+        package = row.adapter_path.partition(":")[0].rpartition(".")[0]
+        owners[vendor] = (package, package.rpartition(".")[2])
+    return owners
+
+
+def owns(module: str, vendor: str, owners: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether ``module`` is ``vendor``'s provider package or its emulator API module."""
+    package, short = owners[vendor]
+    if module == package or module.startswith(package + "."):
+        return True
+    api_module = module.removeprefix("router.emulator.apis.")
+    return api_module != module and "." not in api_module and api_module in (vendor, short)
+
+
+def foreign_vendor_comparisons() -> dict[str, set[str]]:
+    """Module -> the vendor literals it compares although it is not theirs."""
+    owners = vendor_owners()
+    found: dict[str, set[str]] = {}
+    for module, (path, _) in module_files().items():
+        tree = ast.parse(path.read_text("utf-8"), filename=str(path))
+        for _, literal in compared_literals(tree):
+            if literal in owners and not owns(module, literal, owners):
+                found.setdefault(module, set()).add(literal)
+    return found
+
+
+def test_the_literal_finder_sees_every_form_of_comparison() -> None:
+    """==, !=, in a tuple or set of literals and a match-case are all found; a dict key is not."""
+    source = (
+        "if vendor == 'openai': pass\n"
+        "if 'vertex' != vendor: pass\n"
+        "if vendor in ('anthropic', 'x'): pass\n"
+        "if vendor not in {'gemini'}: pass\n"
+        "match vendor:\n    case 'perplexity' | 'openrouter': pass\n"
+        "table = {'openai': 1}\n"
+    )
+    found = sorted(literal for _, literal in compared_literals(ast.parse(source)))
+    assert found == ["anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex", "x"]
+
+
+def test_a_vendor_literal_belongs_to_its_package_and_emulator_module() -> None:
+    """A provider package and its emulator API module own their vendors; nothing else does."""
+    owners = vendor_owners()
+    assert owns("adapters.vertex.reply", "gemini", owners)
+    assert owns("router.emulator.apis.vertex", "gemini", owners)
+    assert owns("router.emulator.apis.openai", "openai", owners)
+    assert not owns("adapters.openai_compatible.reply", "openai", owners)
+    assert not owns("router.emulator.apis.openai", "anthropic", owners)
+    assert not owns("router.fanout", "openai", owners)
+
+
+def test_no_vendor_literal_is_compared_outside_its_provider() -> None:
+    """No `if vendor == "..."` outside a provider's package and emulator API module, but the
+    comparisons listed (and being removed) in VENDOR_COMPARISONS_ALLOWED."""
+    new = {
+        module: sorted(vendors - VENDOR_COMPARISONS_ALLOWED.get(module, frozenset()))
+        for module, vendors in foreign_vendor_comparisons().items()
+    }
+    assert {module: vendors for module, vendors in new.items() if vendors} == {}

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from adapters.base import AdapterResult, StreamingAdapter
 from adapters.openai_compatible.adapter import OpenAICompatibleAdapter
 from adapters.openai_compatible.calls import ClientKey, client_key
+from adapters.openrouter.errors import OPENROUTER
 from adapters.openrouter.reply import map_openrouter_reply
 from adapters.openrouter.request import (
     CHAT_PATH,
     DEFAULT_BASE_URL,
-    OPENROUTER,
     build_openrouter_params,
 )
 from router.settings import RouterSettings

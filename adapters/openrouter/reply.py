@@ -18,7 +18,7 @@ import math
 
 from adapters.base import AdapterResult
 from adapters.openai_compatible.reply import map_compatible_reply
-from adapters.openrouter.request import OPENROUTER
+from adapters.openrouter.errors import OPENROUTER
 from adapters.sdk.values import as_dict
 from router.types import LLMRequest
 

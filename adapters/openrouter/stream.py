@@ -8,8 +8,8 @@ final body with :func:`adapters.openrouter.reply.map_openrouter_reply`.
 from __future__ import annotations
 
 from adapters.openai_compatible.stream import ChatStreamReader
+from adapters.openrouter.errors import OPENROUTER
 from adapters.openrouter.reply import map_openrouter_reply
-from adapters.openrouter.request import OPENROUTER
 
 __all__ = ["OpenRouterStreamReader"]
 

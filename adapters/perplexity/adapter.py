@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from adapters.base import AdapterResult, StreamingAdapter
 from adapters.openai_compatible.adapter import OpenAICompatibleAdapter
 from adapters.openai_compatible.calls import ClientKey, client_key
-from adapters.openai_compatible.errors import OpenAIService
+from adapters.perplexity.errors import PERPLEXITY
 from adapters.perplexity.reply import map_perplexity_reply
 from adapters.perplexity.request import CHAT_PATH, build_chat_params
 from router.settings import RouterSettings
@@ -24,7 +24,6 @@ from router.types import LLMRequest, Vendor
 __all__ = ["DEFAULT_BASE_URL", "PERPLEXITY", "PerplexityAdapter"]
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
-PERPLEXITY = OpenAIService("perplexity", "Perplexity", "PERPLEXITY_API_KEY", "PERPLEXITY_BASE_URL")
 
 
 class PerplexityAdapter(OpenAICompatibleAdapter):
