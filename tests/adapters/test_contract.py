@@ -81,6 +81,7 @@ class Contract:
     credentials: Mapping[str, str]
     missing: tuple[str, ...]
     missing_setting: str
+    also_named: tuple[str, ...] = ()
     fault_deviations: Mapping[str, Fault] = field(default_factory=dict)
     reading_deviations: Mapping[str, Reading] = field(default_factory=dict)
 
@@ -109,6 +110,7 @@ CONTRACTS: Mapping[str, Contract] = {
         credentials={"gemini_api_key": "gm-contract-key-3b7a"},
         missing=("gemini_api_key",),
         missing_setting="GEMINI_API_KEY",
+        also_named=("GOOGLE_API_KEY",),
         fault_deviations={
             # The Gemini API answers a bad key with 400 API_KEY_INVALID.
             "401": Fault("ProviderRequestError", "auth", 400),
@@ -206,6 +208,7 @@ def _check_fault(vendor: str, kind: str, outcome: AdapterResult | RouterError) -
     )
     assert seen == expected
     assert outcome.vendor == vendor
+    assert outcome.__cause__ is not None  # translated at the boundary: raise ... from exc
     for secret in CONTRACTS[vendor].credentials.values():
         assert secret not in str(outcome)
 
@@ -291,5 +294,6 @@ def test_a_missing_key_is_a_configuration_error_before_any_request(
     with pytest.raises(ConfigurationError) as raised:
         make_adapter(vendor).complete(_request(vendor), settings)
     assert raised.value.setting == contract.missing_setting
-    assert contract.missing_setting in str(raised.value)
+    for name in (contract.missing_setting, *contract.also_named):
+        assert name in str(raised.value)
     assert emulator.requests == []
