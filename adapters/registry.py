@@ -3,18 +3,57 @@
 A row names the provider's adapter class by import path (loaded on first use, so ``import
 router`` and ``grounding-router --help`` load no SDK) and states what the provider can do. The
 router, the command line, the batch runner and the demo ask the registry; no code outside a
-provider package compares a vendor name to a literal. Adding a provider means adding its package
-under ``adapters/``, one row here (and the vendor to ``router.types.Vendor``, which a test keeps
-in step with this table), and one emulator module. A provider prices its calls with a
-``prices.toml`` in its package (see :mod:`router.pricing`): data, found beside its adapter.
+provider package (and its emulator API module) compares a vendor name to a literal, which
+``tests/test_import_graph.py`` checks. A provider prices its calls with a ``prices.toml`` in its
+package (see :mod:`router.pricing`): data, found beside its adapter.
 
 Two more import paths make a provider readable offline and streamable (the protocols are in
 :mod:`adapters.base`): ``reply_mapper_path`` names its final-reply mapper
-(``"module:function"``, a ``ReplyMapper``), which ``extract()`` uses on stored replies, and
-``stream_reader_path`` its stream reader class (``"module:Class"``, a ``StreamFormat``), which
-``stream()`` and ``extract()`` use on streams. ``Capabilities.streaming`` says whether the
-adapter implements ``StreamingAdapter``; a provider whose stream can be read offline but not
-requested through its adapter names a reader with ``streaming=False``.
+(``"module:function"``, a ``ReplyMapper``, always ``adapters.<name>.reply:map_<vendor>_reply``),
+which ``extract()`` uses on stored replies, and ``stream_reader_path`` its stream reader class
+(``"module:Class"``, a ``StreamFormat``), which ``stream()`` and ``extract()`` use on streams.
+``Capabilities.streaming`` says whether the adapter implements ``StreamingAdapter``; a provider
+whose stream can be read offline but not requested through its adapter names a reader with
+``streaming=False``.
+
+Adding a provider (12 product files: 9 new, 3 edited; then its tests)
+--------------------------------------------------------------------
+
+New, one package ``adapters/<name>/`` of eight files, all of one shape:
+
+1. ``__init__.py``: a docstring saying what the provider is and which SDK reaches it;
+2. ``adapter.py``: the adapter class (``complete``/``acomplete``, and ``stream``/``astream``/
+   ``finish_stream`` when it streams); a provider reached with the ``openai`` SDK subclasses
+   :class:`adapters.openai_compatible.adapter.OpenAICompatibleAdapter` and writes three methods;
+3. ``request.py``: the call's body for one ``LLMRequest`` (pure);
+4. ``reply.py``: the one registry mapper, ``map_<vendor>_reply(reply, request, *, strict)``;
+5. ``citations.py``: the provider's sources read into uniform citations (pure);
+6. ``stream.py``: the stream reader, a :class:`adapters.stream_reader.StreamReaderBase`;
+7. ``errors.py``: the SDK's errors translated into the router's (through
+   :mod:`adapters.sdk.errors`, or :mod:`adapters.openai_compatible.errors` for an
+   OpenAI-compatible service, which needs only its names there);
+8. ``prices.toml``: the price table, for a provider whose reply does not report its cost;
+
+plus modules named for what only this provider has. Shared pieces come from ``adapters.sdk``
+(clients, deadlines, errors), ``adapters.openai_compatible`` and ``adapters.two_step``, never
+from another provider's package. And one more new file outside ``adapters/``:
+
+9. ``router/emulator/apis/<name>.py``: the provider's API in the loopback emulator, one row.
+
+Edited, one place each:
+
+10. this module: one ``ProviderRow`` (vendor, label, adapter, mapper and reader paths, default
+    model, capabilities, the settings it reads);
+11. ``router/types.py``: the vendor in the ``Vendor`` literal (a test keeps it in step with this
+    table);
+12. ``router/settings.py``: its key and base-URL fields.
+
+Tests: a row in ``tests/adapters/test_contract.py`` (the provider's error kinds as data, which
+runs it through the shared wire, fault, missing-key and slow-delivery cases), and golden tests
+of its recorded replies under ``tests/adapters/<name>/``. OpenRouter's and Perplexity's
+citations are the OpenAI shape's, read by :mod:`adapters.openai_compatible.citations`
+(Perplexity adds its ``[n]`` markers in its own ``citations``); neither reports a price table,
+since both replies carry their cost.
 """
 
 from __future__ import annotations
@@ -180,7 +219,7 @@ _ROWS: tuple[ProviderRow, ...] = (
             "GROUNDING_ROUTER_VERTEX_ACCESS_TOKEN",
         ),
         summary="Gemini on Vertex AI with Google Search grounding (google-genai, vertexai=True)",
-        reply_mapper_path="adapters.vertex.reply:map_vertex_result",
+        reply_mapper_path="adapters.vertex.reply:map_vertex_reply",
         stream_reader_path="adapters.vertex.stream:VertexStreamReader",
         genai_provider="gcp.vertex_ai",
         genai_operation="generate_content",
@@ -209,7 +248,7 @@ _ROWS: tuple[ProviderRow, ...] = (
         summary="Gemini Developer API with Google Search grounding (google-genai, API key)",
         genai_provider="gcp.gemini",
         genai_operation="generate_content",
-        reply_mapper_path="adapters.vertex.reply:map_gemini_result",
+        reply_mapper_path="adapters.vertex.reply:map_gemini_reply",
         stream_reader_path="adapters.vertex.stream:GeminiStreamReader",
     ),
     ProviderRow(
@@ -277,7 +316,7 @@ _ROWS: tuple[ProviderRow, ...] = (
             "GROUNDING_ROUTER_ANTHROPIC_MAX_SEARCHES",
         ),
         summary="Claude through the Messages API with the web search server tool (anthropic SDK)",
-        reply_mapper_path="adapters.anthropic.reply:map_anthropic_result",
+        reply_mapper_path="adapters.anthropic.reply:map_anthropic_reply",
         stream_reader_path="adapters.anthropic.stream:AnthropicStreamReader",
     ),
 )

@@ -207,3 +207,110 @@ def test_the_floor_check_sees_a_reach_up() -> None:
     assert "adapters.registry" in import_graph()["router.respond"]
     assert not _below_the_adapters("router.respond")
     assert _below_the_adapters("router.pricing.book")
+
+
+# Vendor literals compared outside their provider package and emulator API module, on main when
+# this test came. The emulator is being rebuilt as one row per provider API
+# (router/emulator/apis/), which removes them: delete each entry as its comparisons go. Any
+# comparison not listed here fails.
+VENDOR_COMPARISONS_ALLOWED: Mapping[str, frozenset[str]] = {
+    "router.emulator.app": frozenset(
+        {"anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex"}
+    ),
+    "router.emulator.error_replies": frozenset(
+        {"anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex"}
+    ),
+    "router.emulator.synthesis": frozenset(
+        {"anthropic", "gemini", "openai", "openrouter", "perplexity"}
+    ),
+}
+_COMPARING = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+
+
+def _string_literals(node: ast.expr) -> set[str]:
+    """The string constants ``node`` is, or holds as a tuple, set or list display."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.Tuple | ast.Set | ast.List):
+        return {
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        }
+    return set()
+
+
+def compared_literals(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, string) for each string literal compared with ==, !=, in, not in, or matched by a
+    ``case``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and all(isinstance(op, _COMPARING) for op in node.ops):
+            for side in (node.left, *node.comparators):
+                yield from ((node.lineno, s) for s in sorted(_string_literals(side)))
+        elif isinstance(node, ast.MatchValue):
+            yield from ((node.lineno, s) for s in sorted(_string_literals(node.value)))
+
+
+def vendor_owners() -> dict[str, tuple[str, str]]:
+    """Vendor -> (its provider package, the short name its emulator API module may carry)."""
+    from adapters.registry import PROVIDERS
+
+    owners: dict[str, tuple[str, str]] = {}
+    for vendor, row in PROVIDERS.items():
+        package = row.adapter_path.partition(":")[0].rpartition(".")[0]
+        owners[vendor] = (package, package.rpartition(".")[2])
+    return owners
+
+
+def owns(module: str, vendor: str, owners: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether ``module`` is ``vendor``'s provider package or its emulator API module."""
+    package, short = owners[vendor]
+    if module == package or module.startswith(package + "."):
+        return True
+    api_module = module.removeprefix("router.emulator.apis.")
+    return api_module != module and "." not in api_module and api_module in (vendor, short)
+
+
+def foreign_vendor_comparisons() -> dict[str, set[str]]:
+    """Module -> the vendor literals it compares although it is not theirs."""
+    owners = vendor_owners()
+    found: dict[str, set[str]] = {}
+    for module, (path, _) in module_files().items():
+        tree = ast.parse(path.read_text("utf-8"), filename=str(path))
+        for _, literal in compared_literals(tree):
+            if literal in owners and not owns(module, literal, owners):
+                found.setdefault(module, set()).add(literal)
+    return found
+
+
+def test_the_literal_finder_sees_every_form_of_comparison() -> None:
+    """==, !=, in a tuple or set of literals and a match-case are all found; a dict key is not."""
+    source = (
+        "if vendor == 'openai': pass\n"
+        "if 'vertex' != vendor: pass\n"
+        "if vendor in ('anthropic', 'x'): pass\n"
+        "if vendor not in {'gemini'}: pass\n"
+        "match vendor:\n    case 'perplexity' | 'openrouter': pass\n"
+        "table = {'openai': 1}\n"
+    )
+    found = sorted(literal for _, literal in compared_literals(ast.parse(source)))
+    assert found == ["anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex", "x"]
+
+
+def test_a_vendor_literal_belongs_to_its_package_and_emulator_module() -> None:
+    """A provider package and its emulator API module own their vendors; nothing else does."""
+    owners = vendor_owners()
+    assert owns("adapters.vertex.reply", "gemini", owners)
+    assert owns("router.emulator.apis.vertex", "gemini", owners)
+    assert owns("router.emulator.apis.openai", "openai", owners)
+    assert not owns("adapters.openai_compatible.reply", "openai", owners)
+    assert not owns("router.emulator.apis.openai", "anthropic", owners)
+    assert not owns("router.fanout", "openai", owners)
+
+
+def test_no_vendor_literal_is_compared_outside_its_provider() -> None:
+    """No `if vendor == "..."` outside a provider's package and emulator API module, but the
+    comparisons listed (and being removed) in VENDOR_COMPARISONS_ALLOWED."""
+    new = {
+        module: sorted(vendors - VENDOR_COMPARISONS_ALLOWED.get(module, frozenset()))
+        for module, vendors in foreign_vendor_comparisons().items()
+    }
+    assert {module: vendors for module, vendors in new.items() if vendors} == {}

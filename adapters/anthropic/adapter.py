@@ -16,7 +16,7 @@ checks that both put the same request on the wire.
 as dicts for the registry's stream reader (:mod:`adapters.anthropic.stream`); JSON with
 citations streams step 1's prose and makes the reshape call in ``finish_stream``.
 
-Clients and calls are :class:`adapters.sdk_calls.SdkCalls`, shared with the providers reached
+Clients and calls are :class:`adapters.sdk.calls.SdkCalls`, shared with the providers reached
 through the ``openai`` SDK, whose design the ``anthropic`` SDK shares: HTTP stacks bounded by the
 call's deadline and reply limit, following no redirect; clients created lazily and reused, keyed
 by the API key and base URL; async clients on the SDK's aiohttp transport, per event loop.
@@ -29,11 +29,11 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from adapters.anthropic.errors import ANTHROPIC, translate_anthropic_errors
-from adapters.anthropic.reply import map_anthropic_reply
+from adapters.anthropic.reply import map_message
 from adapters.anthropic.request import Step, build_message_params, plan_steps
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import call_sdk_timeout_s
-from adapters.sdk_calls import ClientKey, SdkCalls, SdkClasses, client_key
+from adapters.sdk.calls import ClientKey, SdkCalls, SdkClasses, client_key
+from adapters.sdk.http_clients import call_sdk_timeout_s
 from adapters.two_step import reshape_is_pointless, step2_skipped, two_step_result
 from router.logging import get_logger, grounding_debug_enabled
 from router.settings import RouterSettings
@@ -139,7 +139,7 @@ class AnthropicAdapter:
 
     @staticmethod
     def _mapped(request: LLMRequest, step: Step, message: Any) -> AdapterResult:
-        result = map_anthropic_reply(message, wants_json=step.json_output)
+        result = map_message(message, wants_json=step.json_output)
         if grounding_debug_enabled():
             _log.debug(
                 "anthropic_reply_mapped",

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.values import as_mapping, compact_json
+from adapters.sdk.values import as_mapping, compact_json
 from router.citations.build import CitationCollector
 from router.logging import get_logger, grounding_debug_enabled
 from router.types import Citation, Location, Span
@@ -48,7 +48,6 @@ __all__ = [
     "AnthropicExtraction",
     "AnthropicGrounding",
     "extract_anthropic_citations",
-    "extract_anthropic_grounding",
     "read_anthropic_reply",
 ]
 
@@ -114,11 +113,6 @@ class _Cited:
 def extract_anthropic_citations(message: object) -> list[Citation]:
     """The uniform citations of an Anthropic reply (SDK object or dict), ordered by rank."""
     return read_anthropic_reply(message).citations
-
-
-def extract_anthropic_grounding(message: object) -> AnthropicGrounding:
-    """Tool calls, search queries, ``grounded_effective`` and the ``[CITATIONS]`` warnings."""
-    return read_anthropic_reply(message).grounding
 
 
 def read_anthropic_reply(message: object) -> AnthropicExtraction:

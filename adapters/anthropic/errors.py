@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from adapters.sdk_errors import (
+from adapters.sdk.errors import (
     ApiService,
     clean_message,
     connection_error,

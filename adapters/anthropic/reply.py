@@ -25,19 +25,19 @@ from adapters.anthropic.citations import AnthropicExtraction, read_anthropic_rep
 from adapters.anthropic.request import plan_steps
 from adapters.base import AdapterResult
 from adapters.json_answer import unholdable_json
-from adapters.values import as_mapping
+from adapters.sdk.values import as_mapping
 from router.errors import ResponseParseError
 from router.types import LLMRequest, Usage
 
-__all__ = ["map_anthropic_reply", "map_anthropic_result", "parse_json_answer", "reply_result"]
+__all__ = ["map_anthropic_reply", "map_message", "parse_json_answer", "reply_result"]
 
 _SHOWN_CHARS = 80
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*[ \t]*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 _INPUT_COUNTS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
-def map_anthropic_reply(message: object, *, wants_json: bool, strict: bool = True) -> AdapterResult:
-    """The :class:`AdapterResult` of one reply; raises ``ResponseParseError`` when unusable.
+def map_message(message: object, *, wants_json: bool, strict: bool = True) -> AdapterResult:
+    """The :class:`AdapterResult` of one message of a call; ``ResponseParseError`` if unusable.
 
     With ``strict=False`` it never raises: a reply without text or with JSON that does not parse
     is kept, with the reason in ``warnings``.
@@ -46,13 +46,13 @@ def map_anthropic_reply(message: object, *, wants_json: bool, strict: bool = Tru
     return reply_result(body, read_anthropic_reply(body), wants_json=wants_json, strict=strict)
 
 
-def map_anthropic_result(
+def map_anthropic_reply(
     reply: object, request: LLMRequest, *, strict: bool = True
 ) -> AdapterResult:
     """The reply mapper of the registry (``extract()``, streams): one final reply to
     ``request``, step 1's when the request takes two calls (JSON with citations)."""
     wants_json = request.wants_json and len(plan_steps(request)) == 1
-    return map_anthropic_reply(reply, wants_json=wants_json, strict=strict)
+    return map_message(reply, wants_json=wants_json, strict=strict)
 
 
 def reply_result(

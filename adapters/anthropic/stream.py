@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.anthropic.citations import WEB_SEARCH_TOOL_NAME, extract_anthropic_citations
-from adapters.anthropic.reply import map_anthropic_result
+from adapters.anthropic.reply import map_anthropic_reply
 from adapters.stream_reader import StreamReaderBase
 from router.types import LLMRequest
 
@@ -53,7 +53,7 @@ class AnthropicStreamReader(StreamReaderBase):
     label = "Anthropic"
 
     def __init__(self, request: LLMRequest) -> None:
-        super().__init__(request, map_anthropic_result)
+        super().__init__(request, map_anthropic_reply)
         self._message: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._input_json: dict[int, str] = {}

@@ -1,9 +1,10 @@
 """The OpenAI provider: the Responses API with the hosted ``web_search`` tool (``openai`` SDK).
 
-``adapter`` sends each call, ``request`` builds its body, ``errors`` names its errors, ``reply``
-maps a reply to an ``AdapterResult`` with the answer text of ``answer`` and the citations of
-``citations`` (reading SDK objects or dicts through ``values``); ``stream`` reads Responses
-streams and ``chat_stream`` Chat Completions streams. The reader also reads OpenAI's Chat
-Completions shape (search-preview models), which OpenRouter's package reuses under its own name.
+``adapter`` sends each call (the OpenAI-compatible base adapter with OpenAI's Responses body and
+its one changed request, ``fallbacks``), ``request`` builds its body, ``errors`` names its
+errors, ``reply`` (``map_openai_reply``) and ``citations`` (the spec's
+``_extract_openai_citations``) read a reply, and ``stream`` reads Responses streams (and Chat
+Completions chunks, with the shared reader). The reading of OpenAI's reply shape itself lives in
+:mod:`adapters.openai_compatible`, since OpenRouter's chat completions come in it too.
 Importing this package loads no SDK.
 """

@@ -1,23 +1,23 @@
 """OpenAIAdapter: the Responses API through the official ``openai`` client.
 
-The adapter builds the call (:mod:`adapters.openai.request`), sends it once with the SDK's
-retries off (the router's retry layer owns retries; only a refused forced tool or ``web_search``
-gets one changed request, :mod:`adapters.openai.fallbacks`), translates SDK errors at the boundary
-(:mod:`adapters.openai.errors`, which documents how each failure is classified) and maps the
-reply with pure functions (:mod:`adapters.openai.reply`, :mod:`adapters.openai.citations`).
-The call goes through the client's documented generic ``post`` with the prepared body and
-``cast_to=object``: the parameters are already plain JSON, and the mappers read plain dicts, so
-the SDK's per-call transform of the typed parameters and its ``Response`` model (built only to be
-dumped again) were about half of each call's CPU. Authentication, timeouts and the SDK's errors
-are unchanged; the request on the wire is the same as ``responses.create`` sends. Streams take
-the same route with ``stream=True``: the SDK decodes the event stream and hands each event's
-data over as the plain dict it is, which the stream reader (:mod:`adapters.openai.stream`)
-reads; no typed event is built.
+The adapter builds the call (:mod:`adapters.openai.request`), sends it once with the SDK's retries
+off (the router's retry layer owns retries; only a refused forced tool or ``web_search`` gets one
+changed request, :mod:`adapters.openai.fallbacks`), translates SDK errors at the boundary
+(:mod:`adapters.openai.errors`, which documents how each failure is classified) and maps the reply
+with pure functions (:mod:`adapters.openai_compatible.reply`,
+:mod:`adapters.openai_compatible.citations`). The call goes through the client's documented generic
+``post`` with the prepared body and ``cast_to=object``: the parameters are already plain JSON, and
+the mappers read plain dicts, so the SDK's per-call transform of the typed parameters and its
+``Response`` model (built only to be dumped again) were about half of each call's CPU.
+Authentication, timeouts and the SDK's errors are unchanged; the request on the wire is the same as
+``responses.create`` sends. Streams take the same route with ``stream=True``: the SDK decodes the
+event stream and hands each event's data over as the plain dict it is, which the stream reader
+(:mod:`adapters.openai.stream`) reads; no typed event is built.
 
-Clients, their HTTP stacks (bounded by the call's deadline and reply limit, following no
-redirect), their reuse per API key and base URL and per event loop, and the translation of the
-SDK's errors are :class:`adapters.openai_calls.OpenAICalls`, shared with every provider reached
-through the ``openai`` SDK.
+Clients, their HTTP stacks (bounded by the call's deadline and reply limit, following no redirect),
+their reuse per API key and base URL and per event loop, and the translation of the SDK's errors are
+:class:`adapters.openai_compatible.calls.OpenAICalls`, shared with every provider reached through
+the ``openai`` SDK.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import call_sdk_timeout_s
+from adapters.base import AdapterResult, StreamingAdapter
 from adapters.openai.citations import (
     OpenAIGrounding,
     _extract_openai_citations,
@@ -35,8 +34,10 @@ from adapters.openai.citations import (
 from adapters.openai.fallbacks import fallback_for
 from adapters.openai.reply import map_openai_reply
 from adapters.openai.request import build_response_params
-from adapters.openai_calls import ClientKey, OpenAICalls, client_key
-from adapters.openai_errors import OPENAI
+from adapters.openai_compatible.adapter import OpenAICompatibleAdapter
+from adapters.openai_compatible.calls import ClientKey, client_key
+from adapters.openai_compatible.errors import OPENAI
+from adapters.sdk.http_clients import call_sdk_timeout_s
 from router.errors import ProviderRequestError
 from router.logging import get_logger, grounding_debug_enabled
 from router.settings import RouterSettings
@@ -55,35 +56,45 @@ T = TypeVar("T")
 RESPONSES_PATH = "/responses"
 
 
-class OpenAIAdapter:
-    """Sends router requests to the OpenAI Responses API; one instance serves every call."""
+class OpenAIAdapter(OpenAICompatibleAdapter):
+    """Sends router requests to the OpenAI Responses API; one instance serves every call.
+
+    The clients, their closing and the stream's finish are the compatible base's; what is
+    OpenAI's own is the Responses body and the one changed request a refusal gets.
+    """
 
     vendor: Vendor = "openai"
+    service = OPENAI
+    path = RESPONSES_PATH
 
-    def __init__(self) -> None:
-        # The clients, their HTTP stacks and the error translation every provider reached
-        # through the openai SDK shares (the SDK is imported here, not in a call's deadline).
-        self._calls = OpenAICalls(OPENAI)
+    def _params(self, request: LLMRequest, settings: RouterSettings) -> dict[str, Any]:
+        return build_response_params(request, force_search=settings.openai_force_search)
+
+    def _client_key(self, settings: RouterSettings) -> ClientKey:
+        return client_key(OPENAI, settings.openai_api_key, settings.openai_base_url)
+
+    def _map(self, body: object, request: LLMRequest) -> AdapterResult:
+        return self._mapped(body, request, [])
 
     def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """Send ``request`` once and map the reply (no retries here, but for the changed
         request a refused forced tool or ``web_search`` gets, :mod:`adapters.openai.fallbacks`)."""
-        key = _client_key(settings)
+        key = self._client_key(settings)
         timeout = call_sdk_timeout_s(request, settings)
         body, fallbacks = _sent(
-            lambda params: self._calls.post(key, RESPONSES_PATH, params, timeout),
-            build_response_params(request, force_search=settings.openai_force_search),
+            lambda params: self._calls.post(key, self.path, params, timeout),
+            self._params(request, settings),
             request,
         )
         return self._mapped(body, request, fallbacks)
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
-        key = _client_key(settings)
+        key = self._client_key(settings)
         timeout = call_sdk_timeout_s(request, settings)
         body, fallbacks = await _asent(
-            lambda params: self._calls.apost(key, RESPONSES_PATH, params, timeout),
-            build_response_params(request, force_search=settings.openai_force_search),
+            lambda params: self._calls.apost(key, self.path, params, timeout),
+            self._params(request, settings),
             request,
         )
         return self._mapped(body, request, fallbacks)
@@ -91,12 +102,12 @@ class OpenAIAdapter:
     def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
         """Send ``request`` as a stream once; yield its events as dicts (no retries here, but
         for a refused forced tool or ``web_search`` when the stream opens, as in ``complete``)."""
-        key = _client_key(settings)
+        key = self._client_key(settings)
         timeout = call_sdk_timeout_s(request, settings)
-        params = build_response_params(request, force_search=settings.openai_force_search)
+        params = self._params(request, settings)
         fallbacks: list[str] = []
         while True:
-            events = self._calls.stream(key, RESPONSES_PATH, params, timeout)
+            events = self._calls.stream(key, self.path, params, timeout)
             try:
                 # The stream opens on the first pull: a refusal comes before any event.
                 first = next(events)
@@ -113,12 +124,12 @@ class OpenAIAdapter:
         self, request: LLMRequest, settings: RouterSettings
     ) -> AsyncIterator[dict[str, Any]]:
         """The async twin of :meth:`stream`."""
-        key = _client_key(settings)
+        key = self._client_key(settings)
         timeout = call_sdk_timeout_s(request, settings)
-        params = build_response_params(request, force_search=settings.openai_force_search)
+        params = self._params(request, settings)
         fallbacks: list[str] = []
         while True:
-            events = self._calls.astream(key, RESPONSES_PATH, params, timeout)
+            events = self._calls.astream(key, self.path, params, timeout)
             try:
                 first = await anext(events)
             except StopAsyncIteration:
@@ -130,28 +141,6 @@ class OpenAIAdapter:
             async for event in events:
                 yield event
             return
-
-    def finish_stream(
-        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
-    ) -> AdapterResult:
-        """A Responses stream's answer is complete as streamed: no follow-up call."""
-        del request, settings
-        return reader.finish(strict=True)
-
-    async def afinish_stream(
-        self, request: LLMRequest, settings: RouterSettings, reader: StreamReader
-    ) -> AdapterResult:
-        """The async twin of :meth:`finish_stream`."""
-        del request, settings
-        return reader.finish(strict=True)
-
-    def close(self) -> None:
-        """Close the sync clients, and the async ones of event loops that are not running."""
-        self._calls.close()
-
-    async def aclose(self) -> None:
-        """Close the async clients created on the running event loop."""
-        await self._calls.aclose()
 
     @staticmethod
     def _mapped(response: Any, request: LLMRequest, fallbacks: list[str]) -> AdapterResult:
@@ -216,10 +205,6 @@ def _changed_params(
         request_id=request.request_id,
     )
     return changed
-
-
-def _client_key(settings: RouterSettings) -> ClientKey:
-    return client_key(OPENAI, settings.openai_api_key, settings.openai_base_url)
 
 
 if TYPE_CHECKING:  # mypy proves that the class satisfies the router's adapter protocols

@@ -2,7 +2,7 @@
 
 :class:`OpenAIStreamReader` is the provider's reader (``adapters.base.StreamReader``); it reads
 a Responses stream, and hands a Chat Completions stream (``chat.completion.chunk``) to
-:class:`adapters.openai.chat_stream.ChatStreamReader`. Both end in :func:`map_openai_reply`
+:class:`adapters.openai_compatible.stream.ChatStreamReader`. Both end in :func:`map_openai_reply`
 on the final body, so a stream and its final reply map alike.
 
 A Responses stream (provider-quirks section 1, "Streaming") is read like this:
@@ -38,11 +38,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.base import AdapterResult
-from adapters.openai.chat_stream import ChatStreamReader, is_chat_chunk
-from adapters.openai.citations import _url_citation_location, read_openai_reply
 from adapters.openai.reply import map_openai_reply
-from adapters.openai.stream_text import StreamedPart
-from adapters.openai.values import read_url_citation
+from adapters.openai_compatible.annotations import read_url_citation
+from adapters.openai_compatible.citations import _url_citation_location, read_openai_reply
+from adapters.openai_compatible.stream import ChatStreamReader, is_chat_chunk
+from adapters.openai_compatible.stream_text import StreamedPart
 from adapters.stream_reader import StreamReaderBase
 from router.citations import make_citation
 from router.citations.build import citation_key

@@ -1,7 +1,7 @@
 """OpenRouterAdapter: OpenRouter's chat completions with the web plugin, through ``openai``.
 
-The call is built by :mod:`adapters.openrouter.request`, sent once through the shared
-``openai`` clients (:mod:`adapters.openai_adapter_base`, :mod:`adapters.openai_calls`; errors
+The call is built by :mod:`adapters.openrouter.request`, sent once through the shared ``openai``
+clients (:mod:`adapters.openai_compatible.adapter`, :mod:`adapters.openai_compatible.calls`; errors
 under OpenRouter's names) and mapped by :mod:`adapters.openrouter.reply`. Streams are read by
 :mod:`adapters.openrouter.stream`; their answer is complete as streamed.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from adapters.base import AdapterResult, StreamingAdapter
-from adapters.openai_adapter_base import OpenAICompatibleAdapter
-from adapters.openai_calls import ClientKey, client_key
+from adapters.openai_compatible.adapter import OpenAICompatibleAdapter
+from adapters.openai_compatible.calls import ClientKey, client_key
+from adapters.openrouter.errors import OPENROUTER
 from adapters.openrouter.reply import map_openrouter_reply
 from adapters.openrouter.request import (
     CHAT_PATH,
     DEFAULT_BASE_URL,
-    OPENROUTER,
     build_openrouter_params,
 )
 from router.settings import RouterSettings
@@ -34,7 +34,8 @@ class OpenRouterAdapter(OpenAICompatibleAdapter):
     path = CHAT_PATH
     default_base_url = DEFAULT_BASE_URL
 
-    def _params(self, request: LLMRequest) -> dict[str, Any]:
+    def _params(self, request: LLMRequest, settings: RouterSettings) -> dict[str, Any]:
+        del settings
         return build_openrouter_params(request)
 
     def _client_key(self, settings: RouterSettings) -> ClientKey:

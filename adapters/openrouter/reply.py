@@ -1,7 +1,8 @@
 """An OpenRouter chat completion mapped to the router's :class:`AdapterResult` (pure).
 
-OpenAI's Chat Completions reader does the reading (:func:`adapters.openai.reply.map_openai_reply`
-under OpenRouter's name). OpenRouter's additions to the shape are read here:
+OpenAI's Chat Completions reader does the reading
+(:func:`adapters.openai_compatible.reply.map_compatible_reply` under OpenRouter's name).
+OpenRouter's additions to the shape are read here:
 
 - ``usage.cost`` is the cost OpenRouter charged (``Usage.reported_cost``); the part beyond
   ``usage.cost_details.upstream_inference_cost`` is the plugin's search fee
@@ -16,9 +17,9 @@ from __future__ import annotations
 import math
 
 from adapters.base import AdapterResult
-from adapters.openai.reply import map_openai_reply
-from adapters.openrouter.request import OPENROUTER
-from adapters.values import as_dict
+from adapters.openai_compatible.reply import map_compatible_reply
+from adapters.openrouter.errors import OPENROUTER
+from adapters.sdk.values import as_dict
 from router.types import LLMRequest
 
 __all__ = ["map_openrouter_reply"]
@@ -28,7 +29,7 @@ def map_openrouter_reply(
     reply: object, request: LLMRequest, *, strict: bool = True
 ) -> AdapterResult:
     """The result of one OpenRouter reply to ``request`` (see the module docstring)."""
-    result = map_openai_reply(reply, request, strict=strict, service=OPENROUTER)
+    result = map_compatible_reply(reply, request, strict=strict, service=OPENROUTER)
     usage = as_dict(as_dict(reply).get("usage"))
     cost = _money(usage.get("cost"))
     if cost is not None:

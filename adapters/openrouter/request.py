@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.openai.request import is_strict_compatible, schema_name
-from adapters.openai_errors import OpenAIService
+from adapters.openai_compatible.json_schema import is_strict_compatible, schema_name
 from router.types import LLMRequest
 
-__all__ = ["CHAT_PATH", "DEFAULT_BASE_URL", "OPENROUTER", "build_openrouter_params"]
+__all__ = ["CHAT_PATH", "DEFAULT_BASE_URL", "build_openrouter_params"]
 
-OPENROUTER = OpenAIService("openrouter", "OpenRouter", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL")
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 CHAT_PATH = "/chat/completions"
 _ONLINE_SUFFIX = ":online"

@@ -1,15 +1,15 @@
 """The OpenRouter stream reader: OpenAI's Chat Completions chunks, under OpenRouter's name.
 
-:class:`adapters.openai.chat_stream.ChatStreamReader` reads the chunks (``delta.content``,
+:class:`adapters.openai_compatible.stream.ChatStreamReader` reads the chunks (``delta.content``,
 ``delta.annotations``); this reader names OpenRouter's service in its citations and maps the
 final body with :func:`adapters.openrouter.reply.map_openrouter_reply`.
 """
 
 from __future__ import annotations
 
-from adapters.openai.chat_stream import ChatStreamReader
+from adapters.openai_compatible.stream import ChatStreamReader
+from adapters.openrouter.errors import OPENROUTER
 from adapters.openrouter.reply import map_openrouter_reply
-from adapters.openrouter.request import OPENROUTER
 
 __all__ = ["OpenRouterStreamReader"]
 

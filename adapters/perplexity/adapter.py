@@ -2,8 +2,8 @@
 
 The adapter builds the call (:mod:`adapters.perplexity.request`), sends it once through the
 ``openai`` clients shared by every OpenAI-compatible provider
-(:mod:`adapters.openai_adapter_base`, :mod:`adapters.openai_calls`: SDK retries off, errors
-translated under Perplexity's names), and maps the reply with the pure mapper of
+(:mod:`adapters.openai_compatible.adapter`, :mod:`adapters.openai_compatible.calls`: SDK retries
+off, errors translated under Perplexity's names), and maps the reply with the pure mapper of
 :mod:`adapters.perplexity.reply`. Streams go the same way and are read by
 :mod:`adapters.perplexity.stream`; their answer is complete as streamed.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from adapters.base import AdapterResult, StreamingAdapter
-from adapters.openai_adapter_base import OpenAICompatibleAdapter
-from adapters.openai_calls import ClientKey, client_key
-from adapters.openai_errors import OpenAIService
+from adapters.openai_compatible.adapter import OpenAICompatibleAdapter
+from adapters.openai_compatible.calls import ClientKey, client_key
+from adapters.perplexity.errors import PERPLEXITY
 from adapters.perplexity.reply import map_perplexity_reply
 from adapters.perplexity.request import CHAT_PATH, build_chat_params
 from router.settings import RouterSettings
@@ -24,7 +24,6 @@ from router.types import LLMRequest, Vendor
 __all__ = ["DEFAULT_BASE_URL", "PERPLEXITY", "PerplexityAdapter"]
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
-PERPLEXITY = OpenAIService("perplexity", "Perplexity", "PERPLEXITY_API_KEY", "PERPLEXITY_BASE_URL")
 
 
 class PerplexityAdapter(OpenAICompatibleAdapter):
@@ -35,7 +34,8 @@ class PerplexityAdapter(OpenAICompatibleAdapter):
     path = CHAT_PATH
     default_base_url = DEFAULT_BASE_URL
 
-    def _params(self, request: LLMRequest) -> dict[str, Any]:
+    def _params(self, request: LLMRequest, settings: RouterSettings) -> dict[str, Any]:
+        del settings
         return build_chat_params(request)
 
     def _client_key(self, settings: RouterSettings) -> ClientKey:

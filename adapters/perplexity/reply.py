@@ -23,7 +23,7 @@ from typing import Any
 from adapters.base import AdapterResult
 from adapters.json_answer import unholdable_json
 from adapters.perplexity.citations import read_perplexity_reply
-from adapters.values import as_dict
+from adapters.sdk.values import as_dict
 from router.errors import ResponseParseError
 from router.types import LLMRequest, Usage
 

@@ -5,10 +5,11 @@
 ``generateContent`` request and get the same reply, so everything but the clients is shared:
 ``adapter`` sends each call through the SDK clients of ``clients`` or ``gemini_clients``
 (``errors`` translates their failures, naming the API ``apis`` describes), ``request`` plans and
-builds the call (grounded JSON takes the two steps of ``two_step``), and the pure mappers read a
-reply: ``body`` turns it into the REST spelling, ``grounding`` and ``mapping`` read its grounding
-metadata and citations, ``spans`` turns Gemini's UTF-8 byte segments into character spans,
-``results`` checks the answer text, ``reply`` and ``stream`` serve ``extract()`` and streams.
+builds the call (grounded JSON takes the two steps of ``two_step``), and a reply is read in two
+pure steps: ``reply`` (``map_vertex_reply`` and ``map_gemini_reply``, the registry's mappers)
+builds the result from what ``citations`` read (the citations, with ``grounding`` for the
+grounding metadata and ``spans`` for Gemini's UTF-8 byte segments as character spans) out of
+the body in the REST spelling ``body`` gives; ``stream`` reads streams.
 Importing this package loads no SDK.
 
 Where the two APIs differ (google-genai 3.4 types, sdk-notes section 2, and the recordings):

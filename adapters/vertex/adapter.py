@@ -22,22 +22,22 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
-from adapters.http_clients import sdk_timeout_s
+from adapters.sdk.http_clients import sdk_timeout_s
 from adapters.two_step import reshape_is_pointless, step2_skipped
 from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
 from adapters.vertex.body import reply_body
+from adapters.vertex.citations import (
+    VertexReply,
+    extract_vertex_grounding,
+    read_vertex_reply,
+)
+from adapters.vertex.citations import extract_vertex_citations as _extract_vertex_citations
 from adapters.vertex.clients import GenAIClients, VertexClients, timeout_ms
 from adapters.vertex.errors import translated_errors
 from adapters.vertex.gemini_clients import GeminiClients
 from adapters.vertex.grounding import VertexGrounding
-from adapters.vertex.mapping import (
-    VertexReply,
-    extract_vertex_grounding,
-    map_vertex_reply,
-)
-from adapters.vertex.mapping import extract_vertex_citations as _extract_vertex_citations
+from adapters.vertex.reply import require_text, single_result
 from adapters.vertex.request import Step, build_config, build_contents, plan_steps
-from adapters.vertex.results import require_text, single_result
 from adapters.vertex.two_step import two_step_from_step1, two_step_result
 from router.logging import get_logger, grounding_debug_enabled
 from router.settings import RouterSettings
@@ -153,7 +153,7 @@ class _GoogleGenAIAdapter:
         step: Step,
         body: dict[str, Any],
     ) -> VertexReply:
-        reply = map_vertex_reply(body, api=self._api)
+        reply = read_vertex_reply(body, api=self._api)
         if grounding_debug_enabled():
             _log.debug(
                 "vertex_reply_mapped",

@@ -12,7 +12,7 @@ refreshed), else Application Default Credentials as Google's SDK finds them, at 
 request. SDK retries are off: ``HttpRetryOptions(attempts=1)``. Async clients run on an aiohttp
 session the adapter owns (see ``new_async_http``); close them with ``aclose()`` on their loop,
 or let the loop close them as it shuts down the way ``asyncio.run`` does
-(``adapters.loop_clients``).
+(``adapters.sdk.loop_clients``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import urllib.request
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from adapters.http_clients import aiohttp_session_options, sdk_timeout_s, sync_client
-from adapters.loop_clients import LoopClients
+from adapters.sdk.http_clients import aiohttp_session_options, sdk_timeout_s, sync_client
+from adapters.sdk.loop_clients import LoopClients
 from router.errors import ConfigurationError
 from router.logging import register_secret
 from router.settings import RouterSettings
@@ -184,7 +184,7 @@ class GenAIClients(Generic[K]):
     ``key_of`` reads the settings that shape a client (raising ``ConfigurationError`` when one
     is missing); ``new_client(key, async_http=..., sync_http=...)`` makes the client for a key,
     on the HTTP client given (google-genai leaves the sync one to us: see
-    :mod:`adapters.http_clients`).
+    :mod:`adapters.sdk.http_clients`).
     """
 
     def __init__(

@@ -61,8 +61,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from adapters.http_clients import redirect_target
-from adapters.malformed_http import malformed_http_error
+from adapters.sdk.http_clients import redirect_target
+from adapters.sdk.malformed_http import malformed_http_error
 from adapters.vertex.apis import VERTEX, GoogleApi
 from router.errors import (
     ConfigurationError,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from adapters.http_clients import sdk_timeout_s
+from adapters.sdk.http_clients import sdk_timeout_s
 from adapters.vertex.clients import GenAIClients, http_options, timeout_ms
 from router.errors import ConfigurationError
 from router.logging import register_secret

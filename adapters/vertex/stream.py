@@ -34,8 +34,8 @@ from adapters.base import ReplyMapper
 from adapters.stream_reader import StreamReaderBase
 from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
 from adapters.vertex.body import as_rest_body, items, mapping, text
-from adapters.vertex.mapping import extract_vertex_citations
-from adapters.vertex.reply import map_gemini_result, map_vertex_result
+from adapters.vertex.citations import extract_vertex_citations
+from adapters.vertex.reply import map_gemini_reply, map_vertex_reply
 from router.types import LLMRequest
 
 __all__ = ["GeminiStreamReader", "VertexStreamReader"]
@@ -68,7 +68,7 @@ class VertexStreamReader(StreamReaderBase):
     label = "Vertex AI"
     vendor = "vertex"
     _api: GoogleApi = VERTEX
-    _mapper_of_api: ReplyMapper = staticmethod(map_vertex_result)
+    _mapper_of_api: ReplyMapper = staticmethod(map_vertex_reply)
 
     def __init__(self, request: LLMRequest) -> None:
         super().__init__(request, self._mapper_of_api)
@@ -176,7 +176,7 @@ class GeminiStreamReader(VertexStreamReader):
     label = "Gemini API"
     vendor = "gemini"
     _api = GEMINI
-    _mapper_of_api = staticmethod(map_gemini_result)
+    _mapper_of_api = staticmethod(map_gemini_reply)
 
 
 def _merge_grounding(state: _Candidate, value: object) -> bool:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from adapters import two_step
 from adapters.base import AdapterResult
 from adapters.two_step import RESHAPE_INSTRUCTION, RESHAPE_TEMPERATURE, reshape_prompt
-from adapters.vertex.mapping import VertexReply
-from adapters.vertex.results import json_answer, require_text, single_result
+from adapters.vertex.citations import VertexReply
+from adapters.vertex.reply import json_answer, require_text, single_result
 
 __all__ = [
     "RESHAPE_INSTRUCTION",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from adapters.loop_clients import LoopClients
+from adapters.sdk.loop_clients import LoopClients
 
 
 class Client:

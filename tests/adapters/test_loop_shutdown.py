@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from adapters.loop_shutdown import at_loop_shutdown
+from adapters.sdk.loop_shutdown import at_loop_shutdown
 
 
 class Closable:

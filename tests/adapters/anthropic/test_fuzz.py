@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.anthropic.citations import read_anthropic_reply
-from adapters.anthropic.reply import map_anthropic_reply
+from adapters.anthropic.reply import map_message
 from router.errors import ResponseParseError
 from support.anthropic import ANTHROPIC_FILES
 from support.citations import citation_problems
@@ -54,7 +54,7 @@ def _check(reply: Any) -> None:
     for warning in extraction.grounding.warnings:
         assert warning.startswith("[CITATIONS] Anthropic: ")
     with contextlib.suppress(ResponseParseError):  # no answer text: the one refusal allowed
-        map_anthropic_reply(reply, wants_json=False)
+        map_message(reply, wants_json=False)
 
 
 _leaves = st.one_of(

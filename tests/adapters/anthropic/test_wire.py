@@ -1,17 +1,14 @@
 """The real ``anthropic`` client against the emulator: what goes on the wire, what comes back.
 
 Request bodies (the web search tool with max_uses, user_location and domain filters, documents
-with citations, JSON), each fault kind as the router error it becomes (sync and async), and the
-router's retries over the adapter.
+with citations, JSON) and the router's retries over the adapter. Every fault kind, sync and
+async, is the contract suite's (tests/adapters/test_contract.py).
 """
 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,14 +19,11 @@ from adapters.anthropic.request import (
     build_message_params,
     plan_steps,
 )
-from adapters.base import AdapterResult
-from router.emulator import FAULT_KINDS, Emulator
+from router.emulator import Emulator
 from router.errors import (
-    ConfigurationError,
     GroundingRequiredFailedError,
     ProviderTransientError,
     RequestValidationError,
-    RouterError,
 )
 from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
@@ -40,9 +34,6 @@ from support.sleeps import RecordedSleeps
 from .conftest import KEY, MODEL
 
 Ask = Callable[..., LLMRequest]
-FAULTS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[2] / "data" / "anthropic_wire_faults.json").read_text("utf-8")
-)
 SCHEMA = {
     "title": "Capital",
     "type": "object",
@@ -287,67 +278,10 @@ def test_required_two_step_skips_the_reshape_when_step_one_did_not_search(
     assert result.grounded_effective is False
 
 
-def test_missing_key_is_a_configuration_error(
-    adapter: AnthropicAdapter, make_settings: Callable[..., RouterSettings], ask: Ask
-) -> None:
-    """No API key: a ConfigurationError naming ANTHROPIC_API_KEY, before any call."""
-    with pytest.raises(ConfigurationError, match="ANTHROPIC_API_KEY"):
-        adapter.complete(ask(), make_settings(anthropic_api_key=None))
-
-
 def _faulty(ask: Ask, kind: str) -> LLMRequest:
     timeout = 0.3 if kind == "hang" else 5.0
     question = f"What is the capital of France? [[emulator:fault={kind}]]"
     return ask(question, grounded=True, timeout_s=timeout)
-
-
-def _check_fault(row: dict[str, Any], outcome: AdapterResult | RouterError) -> None:
-    if row["error"] is None:
-        assert isinstance(outcome, AdapterResult)
-        searched = row["kind"] not in ("no_search", "empty_grounding")
-        assert outcome.grounded_effective is searched
-        cites = row["kind"] not in ("no_search", "empty_grounding", "no_citations")
-        assert bool(outcome.citations) is cites
-        assert bool(outcome.warnings) is (searched and not cites)
-        return
-    assert type(outcome).__name__ == row["error"]
-    assert outcome.reason == row["reason"]
-    assert outcome.status_code == row["status_code"]
-    assert getattr(outcome, "retry_after_s", None) == row["retry_after_s"]
-    assert outcome.vendor == "anthropic"
-    assert KEY not in str(outcome)
-
-
-def test_fault_table_covers_every_kind() -> None:
-    """The fault table names every fault kind the emulator has."""
-    assert [row["kind"].split(":")[0] for row in FAULTS] == list(FAULT_KINDS)
-
-
-@pytest.mark.parametrize("row", FAULTS, ids=[row["kind"] for row in FAULTS])
-def test_fault(
-    row: dict[str, Any], adapter: AnthropicAdapter, settings: RouterSettings, ask: Ask
-) -> None:
-    """Each emulator fault is the router error (or the answer) the row names."""
-    try:
-        outcome: AdapterResult | RouterError = adapter.complete(_faulty(ask, row["kind"]), settings)
-    except RouterError as error:
-        outcome = error
-    _check_fault(row, outcome)
-
-
-@pytest.mark.parametrize("row", FAULTS, ids=[row["kind"] for row in FAULTS])
-async def test_fault_async(row: dict[str, Any], settings: RouterSettings, ask: Ask) -> None:
-    """The async client (aiohttp transport) translates each fault as the sync client does."""
-    adapter = AnthropicAdapter()
-    try:
-        outcome: AdapterResult | RouterError = await adapter.acomplete(
-            _faulty(ask, row["kind"]), settings
-        )
-    except RouterError as error:
-        outcome = error
-    finally:
-        await adapter.aclose()
-    _check_fault(row, outcome)
 
 
 def test_router_retries_overloaded_then_answers(

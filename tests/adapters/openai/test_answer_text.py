@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from adapters.openai.answer import AnswerText, strip_citation_tokens
+from adapters.openai_compatible.answer import AnswerText, strip_citation_tokens
 
 ROWS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "openai_citation_tokens.json").read_text("utf-8")

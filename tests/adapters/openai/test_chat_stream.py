@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from adapters.openai.chat_stream import ChatStreamReader, is_chat_chunk
 from adapters.openai.reply import map_openai_reply
 from adapters.openai.stream import OpenAIStreamReader
+from adapters.openai_compatible.stream import ChatStreamReader, is_chat_chunk
 from router.extraction import offline_request
 from router.streaming.events import CitationDelta, StreamEvent, TextDelta
 from support.recorded import load_final_body, recorded_files

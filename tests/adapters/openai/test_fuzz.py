@@ -1,7 +1,9 @@
 """10,000 random and mutated replies never make the extractor raise; its citations stay valid.
 
 Mutations start from the recorded bodies: a field dropped, a value swapped for another type, a
-string replaced by a hostile one, a list emptied or multiplied, an offset pushed out of range.
+string replaced by a hostile or huge one, a list emptied or multiplied, a number (an offset)
+pushed out of range (``support.mutations``, the end-to-end fuzz's mutator, driven here by
+hypothesis' seeds).
 Random replies are JSON trees built from the words of OpenAI replies. ``--runslow`` runs ten
 times as many of each.
 """
@@ -15,50 +17,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.openai.citations import read_openai_reply
+from adapters.openai_compatible.citations import read_openai_reply
+from support.mutations import HOSTILE_STRINGS, Corpus, mutated_case
 from support.openai import OPENAI_FILES, citation_problems
 from support.recorded import load_final_body
 
-BODY_TEXTS = [json.dumps(load_final_body(path)) for path in OPENAI_FILES]
-HOSTILE_STRINGS = [
-    "",
-    " ",
-    "javascript:alert(1)",
-    "https://",
-    "http://[::1",
-    "https://exa mple.com/a b",
-    "ftp://example.com/file",
-    "https://www.example.com/?utm_source=openai",
-    "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ",
-    "https://例え.jp/パス?q=ü",
-    "https://user:pw@example.com:8443/x#:~:text=y",
-    "\ue200cite\ue202turn0search0\ue201",
-    "Paris \ue200cite\ue202turn0sea",
-    "\x00\x1f\u200b",
-    "\udc80",
-    "a" * 3000,
-    "url_citation",
-    "web_search_call",
-    "message",
-    "output_text",
-    "final_answer",
-    "commentary",
-]
-ODD_VALUES: list[Any] = [
-    None,
-    0,
-    -1,
-    10**12,
-    True,
-    1.5,
-    float("nan"),
-    "",
-    [],
-    {},
-    [None],
-    {"type": "url_citation"},
-]
-KINDS = ("drop", "swap", "string", "empty", "multiply", "offset")
+CORPUS = Corpus(
+    names=[path.name for path in OPENAI_FILES],
+    bodies=[json.dumps(load_final_body(path)) for path in OPENAI_FILES],
+)
 WORDS = [
     "output", "choices", "message", "type", "role", "phase", "content", "text", "annotations",
     "url_citation", "url", "title", "start_index", "end_index", "web_search_call", "status",
@@ -67,50 +34,6 @@ WORDS = [
 ]  # fmt: skip
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.extend(_paths(item, (*prefix, index)))
-    return found
-
-
-PATHS = [_paths(json.loads(text))[1:] for text in BODY_TEXTS]
-
-
-def _mutate(body: Any, path: tuple[Any, ...], kind: str, number: int) -> None:
-    parent = body
-    try:
-        for step in path[:-1]:
-            parent = parent[step]
-        key = path[-1]
-        current = parent[key]
-    except (KeyError, IndexError, TypeError):
-        return  # an earlier mutation removed the way there
-    if not isinstance(parent, dict | list):
-        return  # an earlier mutation turned the container into a string
-    if kind == "drop":
-        del parent[key]
-    elif kind == "swap":
-        parent[key] = ODD_VALUES[number % len(ODD_VALUES)]
-    elif kind == "string":
-        parent[key] = HOSTILE_STRINGS[number % len(HOSTILE_STRINGS)]
-    elif kind == "empty":
-        parent[key] = type(current)() if isinstance(current, list | dict | str) else None
-    elif kind == "multiply" and isinstance(current, list):
-        parent[key] = current * (2 + number % 3)
-    elif kind == "offset":
-        parent[key] = (-1, 0, 1, 10**9, number)[number % 5]
-
-
-_mutations = st.lists(
-    st.tuples(st.integers(0, 2**32), st.sampled_from(KINDS), st.integers(0, 2**16)),
-    min_size=1,
-    max_size=6,
-)
 _leaves = st.one_of(
     st.none(),
     st.booleans(),
@@ -156,22 +79,16 @@ def _fuzz_settings(examples: int) -> settings:
     )
 
 
-def _mutated_case(choice: tuple[int, list[tuple[int, str, int]]]) -> None:
-    index, mutations = choice
-    body = json.loads(BODY_TEXTS[index])
-    paths = PATHS[index]
-    for seed, kind, number in mutations:
-        _mutate(body, paths[seed % len(paths)], kind, number)
-    _check(body)
+def _mutated_case(seed: int) -> None:
+    _check(json.loads(mutated_case(CORPUS, f"openai-fuzz:{seed}").body))
 
 
-_mutated_choices = st.tuples(st.integers(0, len(BODY_TEXTS) - 1), _mutations)
 # Each example checks a batch of replies: hypothesis' own cost per example is larger than the
 # extraction's, and the count that matters is replies checked.
 MUTATED_PER_EXAMPLE = 8
 RANDOM_PER_EXAMPLE = 4
 _mutated_batches = st.lists(
-    _mutated_choices, min_size=MUTATED_PER_EXAMPLE, max_size=MUTATED_PER_EXAMPLE
+    st.integers(0, 2**32), min_size=MUTATED_PER_EXAMPLE, max_size=MUTATED_PER_EXAMPLE
 )
 _random_batches = st.lists(
     _random_replies, min_size=RANDOM_PER_EXAMPLE, max_size=RANDOM_PER_EXAMPLE
@@ -180,7 +97,7 @@ _random_batches = st.lists(
 
 @_fuzz_settings(8_000 // MUTATED_PER_EXAMPLE)
 @given(_mutated_batches)
-def test_mutated_recorded_bodies(batch: list[tuple[int, list[tuple[int, str, int]]]]) -> None:
+def test_mutated_recorded_bodies(batch: list[int]) -> None:
     """8,000 mutations of the recorded bodies: no exception, every citation valid."""
     for choice in batch:
         _mutated_case(choice)
@@ -198,7 +115,7 @@ def test_random_replies(batch: list[Any]) -> None:
 @_fuzz_settings(80_000 // MUTATED_PER_EXAMPLE)
 @given(_mutated_batches)
 def test_mutated_recorded_bodies_long_run(
-    batch: list[tuple[int, list[tuple[int, str, int]]]],
+    batch: list[int],
 ) -> None:
     """The long run (--runslow): 80,000 mutations."""
     for choice in batch:

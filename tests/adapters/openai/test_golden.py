@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from adapters.openai.adapter import _extract_openai_citations, extract_openai_grounding
-from adapters.openai.citations import read_openai_reply
+from adapters.openai_compatible.citations import read_openai_reply
 from support.citations import golden_row
 from support.openai import EXPECTED_DIR, OPENAI_FILES, citation_problems
 from support.recorded import is_normalized, load_final_body

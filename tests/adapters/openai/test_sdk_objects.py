@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from adapters.openai.adapter import _extract_openai_citations, extract_openai_grounding
-from adapters.openai.citations import read_openai_reply
+from adapters.openai_compatible.citations import read_openai_reply
 from support.openai import OPENAI_FILES, sdk_object
 from support.recorded import load_final_body
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.openai.answer import AnswerText, strip_citation_tokens
-from adapters.openai.stream_text import StreamedPart
+from adapters.openai_compatible.answer import AnswerText, strip_citation_tokens
+from adapters.openai_compatible.stream_text import StreamedPart
 
 ROWS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "openai_citation_tokens.json").read_text("utf-8")

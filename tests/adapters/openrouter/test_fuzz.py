@@ -10,9 +10,8 @@ every citation satisfying the schema and naming "openrouter"; strict, raising on
 from __future__ import annotations
 
 import contextlib
-import copy
+import json
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,9 +22,13 @@ from adapters.openrouter.reply import map_openrouter_reply
 from router.errors import ResponseParseError
 from router.types import LLMRequest
 from support.citations import citation_problems
+from support.mutations import Corpus, mutated_case
 from support.recorded import files_for_vendor, load_final_body
 
-BODIES = [load_final_body(path) for path in files_for_vendor("openrouter")]
+CORPUS = Corpus(
+    names=[path.name for path in files_for_vendor("openrouter")],
+    bodies=[json.dumps(load_final_body(path)) for path in files_for_vendor("openrouter")],
+)
 REQUEST = LLMRequest.model_validate(
     {"vendor": "openrouter", "model": "m", "messages": [{"role": "user", "content": "q"}]}
 )
@@ -79,33 +82,11 @@ def assembled_body(rng: random.Random) -> dict[str, Any]:
     return {"object": "chat.completion", "choices": [{"message": message}], "usage": _value(rng)}
 
 
-def _slots(value: Any) -> Iterator[tuple[Any, Any]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield value, key
-            yield from _slots(item)
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            yield value, position
-            yield from _slots(item)
-
-
 def mutated_body(rng: random.Random) -> dict[str, Any]:
-    body: dict[str, Any] = copy.deepcopy(rng.choice(BODIES))
-    for _ in range(rng.randrange(1, 7)):
-        slots = list(_slots(body))
-        if not slots:
-            break
-        container, key = rng.choice(slots)
-        operation = rng.choice(["drop", "swap", "string", "multiply"])
-        if operation == "drop":
-            del container[key]
-        elif operation == "swap":
-            container[key] = _value(rng)
-        elif operation == "string" and isinstance(container[key], str):
-            container[key] = _text(rng)
-        elif operation == "multiply" and isinstance(container[key], list):
-            container[key] = container[key] * 2
+    """A recorded body mutated one to six times by the shared mutator (``support.mutations``)."""
+    body: dict[str, Any] = json.loads(
+        mutated_case(CORPUS, f"openrouter-fuzz:{rng.getrandbits(64)}").body
+    )
     return body
 
 

@@ -1,8 +1,8 @@
 """The OpenRouter adapter on the wire: the real ``openai`` client against the emulator.
 
-What the adapter sends (path, key, the web plugin and the user's location, JSON format),
-every fault kind of the emulator observed as the right router error, sync and async, and a
-streamed call whose annotations arrive in the last chunk.
+What the adapter sends (path, key, the web plugin and the user's location, JSON format), what
+OpenRouter's replies add (cost, search counts), and a streamed call whose annotations arrive in
+the last chunk. Faults, slow delivery and a missing key: tests/adapters/test_contract.py.
 """
 
 from __future__ import annotations
@@ -15,17 +15,10 @@ import pytest_asyncio
 
 from adapters.openrouter.adapter import OpenRouterAdapter
 from router.emulator import Emulator
-from router.errors import (
-    ConfigurationError,
-    ProviderRequestError,
-    ProviderTransientError,
-    ResponseParseError,
-    RouterError,
-)
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from support.citations import citation_problems
-from support.wire_faults import SLOW_KINDS, fault_table_gaps, fault_timeout_s, faulted_prompt
+from support.wire_faults import fault_timeout_s, faulted_prompt
 
 KEY = "sk-or-wire-test-key"
 SCHEMA = {
@@ -34,21 +27,6 @@ SCHEMA = {
     "required": ["city"],
     "additionalProperties": False,
 }
-
-ERROR_KINDS: dict[str, tuple[type[RouterError], str, int | None]] = {
-    "429": (ProviderTransientError, "rate_limited", 429),
-    "500": (ProviderTransientError, "server_error", 500),
-    "503": (ProviderTransientError, "server_error", 503),
-    "529": (ProviderTransientError, "server_error", 529),
-    "400": (ProviderRequestError, "bad_request", 400),
-    "401": (ProviderRequestError, "auth", 401),
-    "hang": (ProviderTransientError, "timeout", None),
-    "drop": (ProviderTransientError, "connection", None),
-    "truncate": (ProviderTransientError, "truncated_response", None),
-    "non_json": (ResponseParseError, "non_json_response", None),
-    "html": (ProviderTransientError, "server_error", 502),
-}
-CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
 
 
 @pytest.fixture
@@ -204,53 +182,6 @@ def _faulted(kind: str) -> LLMRequest:
     return _request(faulted_prompt(kind), grounded=True, timeout_s=fault_timeout_s(kind))
 
 
-@pytest.mark.parametrize("kind", list(ERROR_KINDS))
-def test_fault_becomes_router_error(
-    kind: str, adapter: OpenRouterAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """Each failing fault kind is the router error it should be, named for OpenRouter."""
-    error_class, reason, status = ERROR_KINDS[kind]
-    with pytest.raises(error_class) as raised:
-        adapter.complete(_faulted(kind), settings)
-    assert (raised.value.reason, raised.value.status_code) == (reason, status)
-    assert raised.value.vendor == "openrouter"
-    assert len(emulator.requests) == 1
-
-
-@pytest.mark.parametrize("kind", list(ERROR_KINDS))
-async def test_fault_becomes_router_error_async(
-    kind: str, async_adapter: OpenRouterAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """The async path maps the same faults the same way."""
-    error_class, reason, status = ERROR_KINDS[kind]
-    with pytest.raises(error_class) as raised:
-        await async_adapter.acomplete(_faulted(kind), settings)
-    assert (raised.value.reason, raised.value.status_code) == (reason, status)
-
-
-def test_every_fault_kind_is_covered() -> None:
-    """The tables here name every fault kind the emulator knows, besides delay."""
-    assert fault_table_gaps(ERROR_KINDS, CONTENT_KINDS, SLOW_KINDS) == set()
-
-
-@pytest.mark.parametrize("kind", SLOW_KINDS)
-def test_slow_delivery_within_the_read_timeout_is_answered(
-    kind: str, adapter: OpenRouterAdapter, settings: RouterSettings
-) -> None:
-    """A reply trickled for 0.2 s reaches the adapter whole (the deadline is the router's)."""
-    request = _request(faulted_prompt(f"{kind}:0.2"), grounded=True)
-    assert adapter.complete(request, settings).content
-
-
-@pytest.mark.parametrize("kind", ["no_search", "empty_grounding"])
-def test_a_reply_without_a_search_is_not_grounded(
-    kind: str, adapter: OpenRouterAdapter, settings: RouterSettings
-) -> None:
-    """No search requests and no annotations: not grounded, no citations."""
-    result = adapter.complete(_faulted(kind), settings)
-    assert (result.grounded_effective, result.citations) == (False, [])
-
-
 def test_a_search_that_cites_nothing_is_grounded_and_warns(
     adapter: OpenRouterAdapter, settings: RouterSettings
 ) -> None:
@@ -265,13 +196,3 @@ def test_the_reported_cost_is_kept(adapter: OpenRouterAdapter, settings: RouterS
     result = adapter.complete(_request(grounded=True), settings)
     assert result.usage.reported_cost is not None
     assert result.usage.reported_search_cost == pytest.approx(0.02)
-
-
-def test_missing_key_is_a_configuration_error(
-    adapter: OpenRouterAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """Without a key the call fails before any request, naming OPENROUTER_API_KEY."""
-    with pytest.raises(ConfigurationError) as raised:
-        adapter.complete(_request(), settings.model_copy(update={"openrouter_api_key": None}))
-    assert raised.value.setting == "OPENROUTER_API_KEY"
-    assert emulator.requests == []

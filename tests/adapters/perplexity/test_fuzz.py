@@ -11,9 +11,8 @@ schema with spans inside the answer, and through the strict one, which may only 
 from __future__ import annotations
 
 import contextlib
-import copy
+import json
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,9 +23,13 @@ from adapters.perplexity.reply import map_perplexity_reply
 from router.errors import ResponseParseError
 from router.types import LLMRequest
 from support.citations import citation_problems
+from support.mutations import Corpus, mutated_case
 from support.recorded import files_for_vendor, load_final_body
 
-BODIES = [load_final_body(path) for path in files_for_vendor("perplexity")]
+CORPUS = Corpus(
+    names=[path.name for path in files_for_vendor("perplexity")],
+    bodies=[json.dumps(load_final_body(path)) for path in files_for_vendor("perplexity")],
+)
 REQUESTS = [
     LLMRequest.model_validate(
         {"vendor": "perplexity", "model": "sonar", "messages": [{"role": "user", "content": "q"}]}
@@ -118,37 +121,11 @@ def assembled_body(rng: random.Random) -> dict[str, Any]:
     return body
 
 
-def _slots(value: Any) -> Iterator[tuple[Any, Any]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield value, key
-            yield from _slots(item)
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            yield value, position
-            yield from _slots(item)
-
-
 def mutated_body(rng: random.Random) -> dict[str, Any]:
-    """A recorded body with one to six random mutations."""
-    body: dict[str, Any] = copy.deepcopy(rng.choice(BODIES))
-    for _ in range(rng.randrange(1, 7)):
-        slots = list(_slots(body))
-        if not slots:
-            break
-        container, key = rng.choice(slots)
-        value = container[key]
-        operation = rng.choice(["drop", "swap", "string", "empty", "multiply"])
-        if operation == "drop":
-            del container[key]
-        elif operation == "swap":
-            container[key] = _value(rng)
-        elif operation == "string" and isinstance(value, str):
-            container[key] = _text(rng)
-        elif operation == "empty" and isinstance(value, list | dict):
-            container[key] = type(value)()
-        elif operation == "multiply" and isinstance(value, list):
-            container[key] = value * rng.randrange(2, 4)
+    """A recorded body mutated one to six times by the shared mutator (``support.mutations``)."""
+    body: dict[str, Any] = json.loads(
+        mutated_case(CORPUS, f"perplexity-fuzz:{rng.getrandbits(64)}").body
+    )
     return body
 
 

@@ -1,7 +1,7 @@
 """The Perplexity adapter on the wire: the real ``openai`` client against the emulator's Sonar.
 
-What the adapter sends (path, key, search options, JSON format), every fault kind of the
-emulator observed as the right router error, sync and async, and a streamed call.
+What the adapter sends (path, key, search options, JSON format), reasoning models and a
+streamed call. Faults, slow delivery and a missing key: tests/adapters/test_contract.py.
 """
 
 from __future__ import annotations
@@ -15,37 +15,17 @@ import pytest_asyncio
 from adapters.perplexity.adapter import PerplexityAdapter
 from router.emulator import Emulator
 from router.errors import (
-    ConfigurationError,
     ProviderRequestError,
-    ProviderTransientError,
-    ResponseParseError,
-    RouterError,
 )
 from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
 from router.streaming.events import Completed, TextDelta
 from router.types import LLMRequest
 from support.citations import citation_problems
-from support.wire_faults import SLOW_KINDS, fault_table_gaps, fault_timeout_s, faulted_prompt
+from support.wire_faults import fault_timeout_s, faulted_prompt
 
 KEY = "pplx-wire-test-key"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-
-# Fault kinds that fail the call: the router error, its reason and the HTTP status.
-ERROR_KINDS: dict[str, tuple[type[RouterError], str, int | None]] = {
-    "429": (ProviderTransientError, "rate_limited", 429),
-    "500": (ProviderTransientError, "server_error", 500),
-    "503": (ProviderTransientError, "server_error", 503),
-    "529": (ProviderTransientError, "server_error", 529),
-    "400": (ProviderRequestError, "bad_request", 400),
-    "401": (ProviderRequestError, "auth", 401),  # Perplexity's HTML 401 page
-    "hang": (ProviderTransientError, "timeout", None),
-    "drop": (ProviderTransientError, "connection", None),
-    "truncate": (ProviderTransientError, "truncated_response", None),
-    "non_json": (ResponseParseError, "non_json_response", None),
-    "html": (ProviderTransientError, "server_error", 502),
-}
-CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
 
 
 @pytest.fixture
@@ -273,44 +253,6 @@ def _faulted(kind: str) -> LLMRequest:
     return _request(faulted_prompt(kind), grounded=True, timeout_s=fault_timeout_s(kind))
 
 
-@pytest.mark.parametrize("kind", list(ERROR_KINDS))
-def test_fault_becomes_router_error(
-    kind: str, adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """Each failing fault kind is the router error it should be, named for Perplexity."""
-    error_class, reason, status = ERROR_KINDS[kind]
-    with pytest.raises(error_class) as raised:
-        adapter.complete(_faulted(kind), settings)
-    assert (raised.value.reason, raised.value.status_code) == (reason, status)
-    assert raised.value.vendor == "perplexity"
-    assert len(emulator.requests) == 1
-
-
-@pytest.mark.parametrize("kind", list(ERROR_KINDS))
-async def test_fault_becomes_router_error_async(
-    kind: str, async_adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """The async path maps the same faults the same way."""
-    error_class, reason, status = ERROR_KINDS[kind]
-    with pytest.raises(error_class) as raised:
-        await async_adapter.acomplete(_faulted(kind), settings)
-    assert (raised.value.reason, raised.value.status_code) == (reason, status)
-
-
-def test_every_fault_kind_is_covered() -> None:
-    """The tables here name every fault kind the emulator knows, besides delay."""
-    assert fault_table_gaps(ERROR_KINDS, CONTENT_KINDS, SLOW_KINDS) == set()
-
-
-@pytest.mark.parametrize("kind", SLOW_KINDS)
-def test_slow_delivery_within_the_read_timeout_is_answered(
-    kind: str, adapter: PerplexityAdapter, settings: RouterSettings
-) -> None:
-    """A reply trickled for 0.2 s reaches the adapter whole (the deadline is the router's)."""
-    request = _request(faulted_prompt(f"{kind}:0.2"), grounded=True)
-    assert adapter.complete(request, settings).content
-
-
 def test_auth_error_names_the_key_setting(
     adapter: PerplexityAdapter, settings: RouterSettings
 ) -> None:
@@ -319,22 +261,3 @@ def test_auth_error_names_the_key_setting(
         adapter.complete(_faulted("401"), settings)
     assert "PERPLEXITY_API_KEY" in str(raised.value)
     assert "<" not in (raised.value.provider_message or "")
-
-
-@pytest.mark.parametrize("kind", CONTENT_KINDS)
-def test_a_reply_without_sources_is_not_grounded(
-    kind: str, adapter: PerplexityAdapter, settings: RouterSettings
-) -> None:
-    """No sources in the reply, whatever the search count says: not grounded, no citations."""
-    result = adapter.complete(_faulted(kind), settings)
-    assert (result.grounded_effective, result.citations) == (False, [])
-
-
-def test_missing_key_is_a_configuration_error(
-    adapter: PerplexityAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """Without a key the call fails before any request, naming PERPLEXITY_API_KEY."""
-    with pytest.raises(ConfigurationError) as raised:
-        adapter.complete(_request(), settings.model_copy(update={"perplexity_api_key": None}))
-    assert raised.value.setting == "PERPLEXITY_API_KEY"
-    assert emulator.requests == []

@@ -13,7 +13,7 @@ more replies check that, 10,000 with ``--runslow``.
 
 from __future__ import annotations
 
-import copy
+import json
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -25,13 +25,18 @@ from hypothesis import strategies as st
 
 from adapters.vertex.adapter import extract_vertex_grounding
 from adapters.vertex.apis import GEMINI, VERTEX, GoogleApi
-from adapters.vertex.mapping import map_vertex_reply
+from adapters.vertex.citations import read_vertex_reply
 from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from support.citations import citation_problems as check_citation
+from support.mutations import Corpus, mutated_case
 from support.recorded import load_final_body
 from support.vertex import GENERATE_CONTENT_FILES, INTERACTIONS_FILES
 
-BODIES = [load_final_body(path) for path in GENERATE_CONTENT_FILES + INTERACTIONS_FILES]
+_FILES = GENERATE_CONTENT_FILES + INTERACTIONS_FILES
+CORPUS = Corpus(
+    names=[path.name for path in _FILES],
+    bodies=[json.dumps(load_final_body(path)) for path in _FILES],
+)
 REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ"
 KEYS = [
     "candidates", "content", "parts", "text", "thought", "toolCall", "groundingMetadata",
@@ -179,33 +184,22 @@ def _slots(value: Any) -> Iterator[tuple[Any, Any]]:
 
 
 def mutated_body(rng: random.Random) -> dict[str, Any]:
-    """A recorded body with one to six random mutations."""
-    body: dict[str, Any] = copy.deepcopy(rng.choice(BODIES))
-    for _ in range(rng.randrange(1, 7)):
-        slots = list(_slots(body))
-        if not slots:
+    """A recorded body mutated one to six times by the shared mutator (``support.mutations``),
+    then some of its keys respelled in snake_case, which Vertex replies may use as well."""
+    seed = f"vertex-fuzz:{rng.getrandbits(64)}"
+    body: dict[str, Any] = json.loads(mutated_case(CORPUS, seed).body)
+    for _ in range(rng.randrange(0, 3)):
+        named = [(container, key) for container, key in _slots(body) if isinstance(key, str)]
+        if not named:
             break
-        container, key = rng.choice(slots)
-        value = container[key]
-        operation = rng.choice(["drop", "swap", "string", "empty", "multiply", "snake"])
-        if operation == "drop":
-            del container[key]
-        elif operation == "swap":
-            container[key] = _value(rng)
-        elif operation == "string" and isinstance(value, str):
-            container[key] = _text(rng)
-        elif operation == "empty" and isinstance(value, list | dict):
-            container[key] = type(value)()
-        elif operation == "multiply" and isinstance(value, list):
-            container[key] = value * rng.randrange(2, 4)
-        elif operation == "snake" and isinstance(container, dict):
-            container[_CAPITAL.sub(r"_\1", key).lower()] = container.pop(key)
+        container, key = rng.choice(named)
+        container[_CAPITAL.sub(r"_\1", key).lower()] = container.pop(key)
     return body
 
 
 def _check(rng: random.Random, body: dict[str, Any], api: GoogleApi = VERTEX) -> None:
     """Extraction does not raise; every citation is valid, also after resolving its redirects."""
-    reply = map_vertex_reply(body, api=api)
+    reply = read_vertex_reply(body, api=api)
     for citation in reply.citations:
         assert check_citation(citation, reply.content, provider=api.vendor) == []
     assert reply.grounding.citation_count == len(reply.citations)

@@ -15,7 +15,7 @@ import pytest
 
 from adapters.registry import provider
 from adapters.vertex.apis import GEMINI
-from adapters.vertex.mapping import map_vertex_reply
+from adapters.vertex.citations import read_vertex_reply
 from support.citations import citation_problems, golden_row
 from support.recorded import is_normalized, load_final_body
 from support.vertex import EXPECTED_DIR, GENERATE_CONTENT_FILES
@@ -39,7 +39,7 @@ def test_the_gemini_row_is_served_by_this_package() -> None:
 def test_golden_citations_as_the_gemini_api(path: Path) -> None:
     """The citations are exactly the checked expectation, and each names the gemini vendor."""
     expected = json.loads((EXPECTED_DIR / f"{path.name}.json").read_text("utf-8"))
-    reply = map_vertex_reply(load_final_body(path), api=GEMINI)
+    reply = read_vertex_reply(load_final_body(path), api=GEMINI)
     assert [golden_row(c, is_normalized(path)) for c in reply.citations] == expected["citations"]
     for citation in reply.citations:
         assert citation["provider"] == "gemini"
@@ -65,6 +65,6 @@ def test_the_warning_names_gemini() -> None:
             }
         ]
     }
-    warning = map_vertex_reply(body, api=GEMINI).grounding.warning
+    warning = read_vertex_reply(body, api=GEMINI).grounding.warning
     assert warning is not None
     assert warning.startswith("[CITATIONS] Gemini: 1 tool calls but 0 citations extracted.")

@@ -3,7 +3,8 @@ an API key) against the loopback emulator.
 
 What differs from Vertex AI is checked here: the path (``/v1beta/models/...``, the pinned API
 version), the API key header instead of OAuth, the body without Vertex-only fields, the errors
-the Gemini API answers (a bad key is a 400 ``API_KEY_INVALID``), and configuration errors.
+the Gemini API answers (a bad key is a 400 ``API_KEY_INVALID``; every fault kind is in
+tests/adapters/test_contract.py).
 The mapping, spans and two-step JSON are the Vertex package's, run here end to end once.
 """
 
@@ -21,17 +22,13 @@ from pydantic import SecretStr
 from adapters.vertex.adapter import GeminiAdapter
 from router.emulator import Emulator
 from router.errors import (
-    ConfigurationError,
     ProviderRequestError,
-    ProviderTransientError,
-    ResponseParseError,
-    RouterError,
 )
 from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
 from router.types import LLMRequest
 from support.citations import citation_problems
-from support.wire_faults import SLOW_KINDS, fault_table_gaps, fault_timeout_s, faulted_prompt
+from support.wire_faults import fault_timeout_s, faulted_prompt
 
 MODEL = "gemini-2.5-flash"
 PATH = f"/v1beta/models/{MODEL}"
@@ -41,22 +38,6 @@ SCHEMA = {
     "properties": {"city": {"type": "string"}, "summary": {"type": "string"}},
     "required": ["city", "summary"],
 }
-
-# Fault kinds that fail the call: the router error, its reason and the status the API sends.
-ERROR_KINDS: dict[str, tuple[type[RouterError], str, int | None]] = {
-    "429": (ProviderTransientError, "rate_limited", 429),
-    "500": (ProviderTransientError, "server_error", 500),
-    "503": (ProviderTransientError, "server_error", 503),
-    "529": (ProviderTransientError, "server_error", 529),
-    "400": (ProviderRequestError, "bad_request", 400),
-    "401": (ProviderRequestError, "auth", 400),  # the Gemini API's API_KEY_INVALID
-    "hang": (ProviderTransientError, "timeout", None),
-    "drop": (ProviderTransientError, "connection", None),
-    "truncate": (ProviderTransientError, "truncated_response", 200),
-    "non_json": (ResponseParseError, "non_json_response", 200),
-    "html": (ProviderTransientError, "server_error", 502),
-}
-CONTENT_KINDS = ("no_search", "no_citations", "empty_grounding")
 
 
 @pytest.fixture
@@ -156,45 +137,6 @@ def _faulted(kind: str) -> LLMRequest:
     return _request(faulted_prompt(kind), grounded=True, timeout_s=fault_timeout_s(kind))
 
 
-@pytest.mark.parametrize("kind", list(ERROR_KINDS))
-def test_fault_becomes_router_error(
-    kind: str, adapter: GeminiAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """Each failing fault kind is the router error it should be, named for the Gemini API."""
-    error_class, reason, status = ERROR_KINDS[kind]
-    with pytest.raises(error_class) as raised:
-        adapter.complete(_faulted(kind), settings)
-    assert (raised.value.reason, raised.value.status_code) == (reason, status)
-    assert raised.value.vendor == "gemini"
-    assert raised.value.__cause__ is not None
-    assert len(emulator.requests) == 1
-
-
-@pytest.mark.parametrize("kind", list(ERROR_KINDS))
-async def test_fault_becomes_router_error_async(
-    kind: str, async_adapter: GeminiAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """The async path maps the same faults the same way."""
-    error_class, reason, status = ERROR_KINDS[kind]
-    with pytest.raises(error_class) as raised:
-        await async_adapter.acomplete(_faulted(kind), settings)
-    assert (raised.value.reason, raised.value.status_code) == (reason, status)
-
-
-def test_every_fault_kind_is_covered() -> None:
-    """The tables here name every fault kind the emulator knows, besides delay."""
-    assert fault_table_gaps(ERROR_KINDS, CONTENT_KINDS, SLOW_KINDS) == set()
-
-
-@pytest.mark.parametrize("kind", SLOW_KINDS)
-def test_slow_delivery_within_the_read_timeout_is_answered(
-    kind: str, adapter: GeminiAdapter, settings: RouterSettings
-) -> None:
-    """A reply trickled for 0.2 s reaches the adapter whole (the deadline is the router's)."""
-    request = _request(faulted_prompt(f"{kind}:0.2"), grounded=True)
-    assert adapter.complete(request, settings).content
-
-
 def test_bad_key_names_the_key_settings(adapter: GeminiAdapter, settings: RouterSettings) -> None:
     """The Gemini API's API_KEY_INVALID says which settings hold the key."""
     with pytest.raises(ProviderRequestError) as raised:
@@ -220,17 +162,6 @@ def test_no_citations_warns_with_the_gemini_label(
     result = adapter.complete(_faulted("no_citations"), settings)
     (warning,) = result.warnings
     assert warning.startswith("[CITATIONS] Gemini: 1 tool calls but 0 citations extracted.")
-
-
-def test_missing_key_is_a_configuration_error(
-    adapter: GeminiAdapter, settings: RouterSettings, emulator: Emulator
-) -> None:
-    """Without an API key the call fails before any request, naming both key settings."""
-    with pytest.raises(ConfigurationError) as raised:
-        adapter.complete(_request(), settings.model_copy(update={"gemini_api_key": None}))
-    assert "GOOGLE_API_KEY" in str(raised.value)
-    assert "GEMINI_API_KEY" in str(raised.value)
-    assert emulator.requests == []
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from adapters.vertex.adapter import _extract_vertex_citations
-from adapters.vertex.mapping import map_vertex_reply
+from adapters.vertex.citations import read_vertex_reply
 from support.citations import golden_row
 from support.recorded import is_normalized, load_final_body
 from support.vertex import (
@@ -49,7 +49,7 @@ def test_golden_citations(path: Path) -> None:
 @pytest.mark.parametrize("path", GENERATE_CONTENT_FILES, ids=IDS)
 def test_every_citation_satisfies_the_schema(path: Path) -> None:
     """Each citation has the ten keys with valid values; spans lie inside the answer text."""
-    reply = map_vertex_reply(load_final_body(path))
+    reply = read_vertex_reply(load_final_body(path))
     for citation in reply.citations:
         assert citation_problems(citation, reply.content) == []
 
@@ -58,7 +58,7 @@ def test_every_citation_satisfies_the_schema(path: Path) -> None:
 def test_spans_are_the_byte_ranges_of_the_supports(path: Path) -> None:
     """On raw bodies each span is exactly the UTF-8 byte range its support names."""
     body = load_final_body(path)
-    reply = map_vertex_reply(body)
+    reply = read_vertex_reply(body)
     emitted = {citation["rank"] for citation in reply.citations}
     encoded = reply.content.encode("utf-8")
     expected: set[str] = set()
@@ -83,7 +83,7 @@ def test_no_tracking_parameter_survives(path: Path) -> None:
 def test_counts_match_the_manifest(row: dict[str, Any]) -> None:
     """Citations, distinct URLs and dropped chunks per body are what the MANIFEST describes."""
     (path,) = [p for p in GENERATE_CONTENT_FILES if p.name == row["file"]]
-    reply = map_vertex_reply(load_final_body(path))
+    reply = read_vertex_reply(load_final_body(path))
     assert len(reply.citations) == row["citations"]
     assert len({c["url"] for c in reply.citations}) == row["unique_urls"]
     assert reply.grounding.retrieval_chunks_dropped == row["retrieval_chunks_dropped"]
@@ -111,4 +111,4 @@ def test_interactions_bodies_are_read_without_error(path: Path) -> None:
     """Gemini Interactions bodies (not generateContent replies) give no citations, no error."""
     body = load_final_body(path)
     assert _extract_vertex_citations(body) == []
-    assert map_vertex_reply(body).grounding.warning is None
+    assert read_vertex_reply(body).grounding.warning is None

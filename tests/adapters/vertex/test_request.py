@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adapters.http_clients import sdk_timeout_s
+from adapters.sdk.http_clients import sdk_timeout_s
 from adapters.vertex.adapter import _call
 from adapters.vertex.request import (
     Step,

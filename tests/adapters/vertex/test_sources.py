@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from adapters.vertex.adapter import _extract_vertex_citations
-from adapters.vertex.mapping import map_vertex_reply
+from adapters.vertex.citations import read_vertex_reply
 from support.vertex import citation_problems
 
 ROWS: list[dict[str, Any]] = json.loads(
@@ -46,7 +46,7 @@ def test_citations_from_each_source(row: dict[str, Any]) -> None:
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
 def test_citations_from_each_source_satisfy_the_schema(row: dict[str, Any]) -> None:
     """Every citation of every row is schema-valid against the first candidate's text."""
-    reply = map_vertex_reply({"candidates": row["candidates"]}, row.get("resolved"))
+    reply = read_vertex_reply({"candidates": row["candidates"]}, row.get("resolved"))
     for citation in reply.citations:
         assert citation_problems(citation, reply.content) == []
 
@@ -72,7 +72,7 @@ def test_sources_are_read_in_the_documented_order() -> None:
 def test_dropped_retrieval_chunks_are_counted() -> None:
     """retrievedContext chunks with no domain are counted as seen and dropped."""
     row = next(row for row in ROWS if row["id"] == "retrieved_context_without_url_dropped")
-    grounding = map_vertex_reply({"candidates": row["candidates"]}).grounding
+    grounding = read_vertex_reply({"candidates": row["candidates"]}).grounding
     assert (grounding.retrieval_chunks, grounding.retrieval_chunks_dropped) == (2, 2)
     assert (grounding.sources_seen, grounding.sources_dropped) == (2, 2)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex.mapping import extract_vertex_citations
+from adapters.vertex.citations import extract_vertex_citations
 from adapters.vertex.spans import candidate_layout, segment_span
 
 ROWS: list[dict[str, Any]] = json.loads(

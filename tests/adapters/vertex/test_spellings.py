@@ -10,7 +10,7 @@ import pytest
 from google.genai import types
 
 from adapters.vertex.adapter import _extract_vertex_citations, extract_vertex_grounding
-from adapters.vertex.mapping import map_vertex_reply
+from adapters.vertex.citations import read_vertex_reply
 from support.recorded import load_final_body
 from support.vertex import GENERATE_CONTENT_FILES
 
@@ -36,14 +36,14 @@ def _sdk_response(body: dict[str, Any]) -> types.GenerateContentResponse:
 def test_sdk_object_and_dict_give_the_same_reply(path: Path) -> None:
     """An SDK GenerateContentResponse maps exactly like the REST body it was parsed from."""
     body = load_final_body(path)
-    assert map_vertex_reply(_sdk_response(body)) == map_vertex_reply(body)
+    assert read_vertex_reply(_sdk_response(body)) == read_vertex_reply(body)
 
 
 @pytest.mark.parametrize("path", GENERATE_CONTENT_FILES, ids=IDS)
 def test_snake_case_and_camel_case_give_the_same_reply(path: Path) -> None:
     """A snake_case version of a body maps exactly like its camelCase original."""
     body = load_final_body(path)
-    assert map_vertex_reply(_snake_case(body)) == map_vertex_reply(body)
+    assert read_vertex_reply(_snake_case(body)) == read_vertex_reply(body)
 
 
 @pytest.mark.parametrize("path", GENERATE_CONTENT_FILES, ids=IDS)

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from adapters.anthropic.reply import map_anthropic_reply
+from adapters.anthropic.reply import map_message
 from adapters.base import AdapterResult
 from adapters.openai.reply import map_openai_reply
 from adapters.registry import PROVIDERS
 from adapters.vertex.apis import GEMINI, VERTEX
-from adapters.vertex.mapping import map_vertex_reply
-from adapters.vertex.results import single_result
+from adapters.vertex.citations import read_vertex_reply
+from adapters.vertex.reply import single_result
 from router.pricing import Metered, PriceBook
 from router.respond import load_prices
 from router.types import LLMRequest
@@ -226,9 +226,9 @@ def mapped(path: Path, vendor: str) -> AdapterResult:
     if vendor == "openai":
         return map_openai_reply(body, REQUEST)
     if vendor == "anthropic":
-        return map_anthropic_reply(body, wants_json=False)
+        return map_message(body, wants_json=False)
     api = GEMINI if vendor == "gemini" else VERTEX
-    return single_result(map_vertex_reply(body, api=api), wants_json=False)
+    return single_result(read_vertex_reply(body, api=api), wants_json=False)
 
 
 def priced(path: Path, vendor: str) -> tuple[AdapterResult, Metered]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters.http_clients import redirect_target
+from adapters.sdk.http_clients import redirect_target
 from router.errors import (
     ProviderError,
     ProviderRequestError,

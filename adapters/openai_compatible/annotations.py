@@ -1,6 +1,6 @@
 """Reading OpenAI values that come as plain dicts or as ``openai`` SDK models (pure).
 
-``as_mapping`` and ``compact_json`` are the shared readers of :mod:`adapters.values`, kept
+``as_mapping`` and ``compact_json`` are the shared readers of :mod:`adapters.sdk.values`, kept
 importable here. Nothing here raises on malformed input.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.values import as_mapping, compact_json
+from adapters.sdk.values import as_mapping, compact_json
 
 __all__ = ["as_mapping", "compact_json", "looks_like_url_citation", "read_url_citation"]
 

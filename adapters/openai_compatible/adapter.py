@@ -1,9 +1,9 @@
 """The adapter every provider reached through the ``openai`` SDK shares.
 
 One call (or one stream) to one path of one OpenAI-compatible API, sent through
-:class:`adapters.openai_calls.OpenAICalls`: a subclass names its service, path and default base
-URL, and says how to build the body (``_params``), where its key and base URL are in the
-settings (``_client_key``) and how to map a reply (``_map``). Their streams are complete as
+:class:`adapters.openai_compatible.calls.OpenAICalls`: a subclass names its service, path and
+default base URL, and says how to build the body (``_params``), where its key and base URL are in
+the settings (``_client_key``) and how to map a reply (``_map``). Their streams are complete as
 streamed: no follow-up call.
 """
 
@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 from adapters.base import AdapterResult, StreamReader
-from adapters.http_clients import call_sdk_timeout_s
-from adapters.openai_calls import ClientKey, OpenAICalls
-from adapters.openai_errors import OpenAIService
+from adapters.openai_compatible.calls import ClientKey, OpenAICalls
+from adapters.openai_compatible.errors import OpenAIService
+from adapters.sdk.http_clients import call_sdk_timeout_s
 from router.settings import RouterSettings
 from router.types import LLMRequest, Vendor
 
@@ -35,8 +35,8 @@ class OpenAICompatibleAdapter:
 
     # -- what a provider says ---------------------------------------------------------------
 
-    def _params(self, request: LLMRequest) -> dict[str, Any]:
-        """The JSON body of the call for ``request``."""
+    def _params(self, request: LLMRequest, settings: RouterSettings) -> dict[str, Any]:
+        """The JSON body of the call for ``request`` under ``settings``."""
         raise NotImplementedError
 
     def _client_key(self, settings: RouterSettings) -> ClientKey:
@@ -53,14 +53,14 @@ class OpenAICompatibleAdapter:
         """Send ``request`` once and map the reply (no retries here)."""
         key = self._client_key(settings)
         body = self._calls.post(
-            key, self.path, self._params(request), call_sdk_timeout_s(request, settings)
+            key, self.path, self._params(request, settings), call_sdk_timeout_s(request, settings)
         )
         return self._map(body, request)
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         """The async twin of :meth:`complete`."""
         key = self._client_key(settings)
-        params = self._params(request)
+        params = self._params(request, settings)
         body = await self._calls.apost(
             key, self.path, params, call_sdk_timeout_s(request, settings)
         )
@@ -69,7 +69,7 @@ class OpenAICompatibleAdapter:
     def stream(self, request: LLMRequest, settings: RouterSettings) -> Iterator[dict[str, Any]]:
         """Send ``request`` as a stream once; yield its events as dicts (no retries here)."""
         key = self._client_key(settings)
-        params = self._params(request)
+        params = self._params(request, settings)
         yield from self._calls.stream(key, self.path, params, call_sdk_timeout_s(request, settings))
 
     async def astream(
@@ -77,7 +77,7 @@ class OpenAICompatibleAdapter:
     ) -> AsyncIterator[dict[str, Any]]:
         """The async twin of :meth:`stream`."""
         key = self._client_key(settings)
-        params = self._params(request)
+        params = self._params(request, settings)
         async for event in self._calls.astream(
             key, self.path, params, call_sdk_timeout_s(request, settings)
         ):

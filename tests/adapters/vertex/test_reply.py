@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from adapters.vertex.mapping import map_vertex_reply
-from adapters.vertex.results import json_answer, single_result, sum_usage
+from adapters.vertex.citations import read_vertex_reply
+from adapters.vertex.reply import json_answer, single_result, sum_usage
 from adapters.vertex.two_step import two_step_result
 from router.errors import ResponseParseError
 from router.types import Usage
@@ -16,7 +16,7 @@ from support.recorded import load_final_body, recorded_files
 
 def _grounded_reply() -> Any:
     (path,) = recorded_files("ruby_llm/vertex_gemini25flash_ruby_version_web_domain.json")
-    return map_vertex_reply(load_final_body(path))
+    return read_vertex_reply(load_final_body(path))
 
 
 def _json_reply(text: str, usage: dict[str, int] | None = None) -> Any:
@@ -26,7 +26,7 @@ def _json_reply(text: str, usage: dict[str, int] | None = None) -> Any:
     }
     if usage is not None:
         body["usageMetadata"] = usage
-    return map_vertex_reply(body)
+    return read_vertex_reply(body)
 
 
 def test_single_grounded_result() -> None:
@@ -96,7 +96,7 @@ def test_reply_without_text_is_unusable() -> None:
     """A reply with no answer text is a ResponseParseError naming the finish reason."""
     body = {"candidates": [{"content": {"parts": []}, "finishReason": "SAFETY"}]}
     with pytest.raises(ResponseParseError, match="finish reason SAFETY") as raised:
-        single_result(map_vertex_reply(body), wants_json=False)
+        single_result(read_vertex_reply(body), wants_json=False)
     assert raised.value.reason == "empty_response"
 
 
@@ -104,7 +104,7 @@ def test_blocked_prompt_is_named() -> None:
     """A prompt blocked before any candidate says so."""
     body = {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}
     with pytest.raises(ResponseParseError, match="prompt blocked: PROHIBITED_CONTENT"):
-        single_result(map_vertex_reply(body), wants_json=False)
+        single_result(read_vertex_reply(body), wants_json=False)
 
 
 @pytest.mark.parametrize(
@@ -132,7 +132,7 @@ def test_sum_usage(first: Usage, second: Usage, total: Usage) -> None:
 def test_usage_counts_tool_use_as_input_and_thinking_as_output() -> None:
     """Search results fed to the model are input, thinking is output: the parts make the total."""
     (path,) = recorded_files("ruby_llm/vertex_gemini25flash_ruby_version_web_domain.json")
-    usage = map_vertex_reply(load_final_body(path)).usage
+    usage = read_vertex_reply(load_final_body(path)).usage
     # promptTokenCount 9 + toolUsePromptTokenCount 61; candidatesTokenCount 27 + thoughts 221.
     assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (70, 248, 318)
     assert (usage.reasoning_tokens, usage.cached_input_tokens) == (221, None)
@@ -141,5 +141,5 @@ def test_usage_counts_tool_use_as_input_and_thinking_as_output() -> None:
 def test_usage_reads_cached_content() -> None:
     """cachedContentTokenCount is the cached part of the input."""
     (path,) = recorded_files("ruby_llm/gemini35flash_web_search_grounding.json")
-    usage = map_vertex_reply(load_final_body(path)).usage
+    usage = read_vertex_reply(load_final_body(path)).usage
     assert (usage.input_tokens, usage.cached_input_tokens) == (568, 217)

@@ -11,7 +11,7 @@ with the citation tokens removed as the final mapping removes them; each annotat
 a cited ``CitationDelta`` once the text it spans has been delivered. The final body is the
 ``chat.completion`` the chunks add up to: the message's text concatenated and its annotations
 in arrival order (an annotation repeated verbatim is kept once). The stream completes when the
-first choice has a ``finish_reason``; :func:`map_openai_reply` maps the final body.
+first choice has a ``finish_reason``; :func:`map_compatible_reply` maps the final body.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.base import ReplyMapper
-from adapters.openai.citations import _url_citation_location
-from adapters.openai.reply import map_openai_reply
-from adapters.openai.stream_text import StreamedPart
-from adapters.openai.values import read_url_citation
-from adapters.openai_errors import OPENAI, OpenAIService
+from adapters.openai_compatible.annotations import read_url_citation
+from adapters.openai_compatible.citations import _url_citation_location
+from adapters.openai_compatible.errors import OPENAI, OpenAIService
+from adapters.openai_compatible.reply import map_compatible_reply
+from adapters.openai_compatible.stream_text import StreamedPart
 from adapters.stream_reader import StreamReaderBase
 from router.citations import make_citation
 from router.citations.build import citation_key
@@ -55,7 +55,7 @@ class ChatStreamReader(StreamReaderBase):
     vendor = "openai"
     # Another OpenAI-compatible API's reader (OpenRouter's) names its service and mapper here.
     _service: OpenAIService = OPENAI
-    _mapper_of_service: ReplyMapper = staticmethod(map_openai_reply)
+    _mapper_of_service: ReplyMapper = staticmethod(map_compatible_reply)
 
     def __init__(self, request: LLMRequest) -> None:
         super().__init__(request, self._mapper_of_service)

@@ -48,8 +48,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from adapters.malformed_http import malformed_http_error
-from adapters.sdk_errors import (
+from adapters.sdk.errors import (
     ApiService,
     clean_message,
     connection_error,
@@ -58,6 +57,7 @@ from adapters.sdk_errors import (
     status_error,
     undecodable_reply,
 )
+from adapters.sdk.malformed_http import malformed_http_error
 from router.errors import (
     ProviderError,
     ProviderRequestError,

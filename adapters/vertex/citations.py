@@ -1,4 +1,4 @@
-"""Pure mapping of Vertex / Gemini ``generateContent`` replies to the router's types.
+"""Citations and grounding of Vertex / Gemini ``generateContent`` replies, read purely.
 
 Everything here takes an SDK ``GenerateContentResponse`` or a plain dict (camelCase or
 snake_case; see ``body``), reads every candidate, and never raises on malformed input:
@@ -50,7 +50,7 @@ __all__ = [
     "VertexReply",
     "extract_vertex_citations",
     "extract_vertex_grounding",
-    "map_vertex_reply",
+    "read_vertex_reply",
 ]
 
 _log = get_logger(__name__)
@@ -328,7 +328,7 @@ def _map_body(
     return content, citations, grounding
 
 
-def map_vertex_reply(
+def read_vertex_reply(
     response: object, resolved: Mapping[str, str] | None = None, *, api: GoogleApi = VERTEX
 ) -> VertexReply:
     """The whole reply mapped once: what the adapter needs to build its result."""

@@ -1,9 +1,9 @@
 """Calls through the ``openai`` SDK to one OpenAI-compatible service, shared by its providers.
 
 OpenAI itself, OpenRouter and Perplexity are all reached with the ``openai`` client: their calls
-are :class:`adapters.sdk_calls.SdkCalls` (clients per key and base URL, the shared HTTP stacks,
+are :class:`adapters.sdk.calls.SdkCalls` (clients per key and base URL, the shared HTTP stacks,
 SDK retries off, the generic ``post``) with the ``openai`` SDK's errors translated under the
-service's names (:mod:`adapters.openai_errors`).
+service's names (:mod:`adapters.openai_compatible.errors`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from functools import partial
 
-from adapters.openai_errors import OpenAIService, translate_openai_errors
-from adapters.sdk_calls import ClientKey, SdkCalls, SdkClasses, client_key
+from adapters.openai_compatible.errors import OpenAIService, translate_openai_errors
+from adapters.sdk.calls import ClientKey, SdkCalls, SdkClasses, client_key
 
 __all__ = ["OPENAI_SDK", "ClientKey", "OpenAICalls", "client_key"]
 

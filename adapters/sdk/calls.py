@@ -6,9 +6,9 @@ Both SDKs are generated from one design: a client class and its async twin takin
 ``stream`` and ``stream_cls``, and ``Stream`` / ``AsyncStream`` event decoders. What the
 providers share is here: clients created lazily and reused, keyed by what shapes them (API key
 and base URL), so one adapter serves any settings from any thread; HTTP stacks from
-:mod:`adapters.http_clients` (bounded by the call's deadline and reply limit, following no
+:mod:`adapters.sdk.http_clients` (bounded by the call's deadline and reply limit, following no
 redirect); async clients on the SDK's aiohttp transport, kept per running event loop
-(:mod:`adapters.loop_clients`); SDK retries off (the router's retry layer owns retries); and
+(:mod:`adapters.sdk.loop_clients`); SDK retries off (the router's retry layer owns retries); and
 every call's errors translated at the boundary by the provider's own translation. The SDK is
 imported when the adapter is made (on a vendor's first use, never by ``import router``), so no
 call's deadline pays for the import (``import anthropic`` alone takes over a second on a cold,
@@ -34,9 +34,9 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from adapters.http_clients import async_client_options, sync_client
-from adapters.loop_clients import LoopClients
-from adapters.sdk_errors import ApiService
+from adapters.sdk.errors import ApiService
+from adapters.sdk.http_clients import async_client_options, sync_client
+from adapters.sdk.loop_clients import LoopClients
 from router.errors import ConfigurationError
 from router.logging import get_logger, grounding_debug_enabled
 

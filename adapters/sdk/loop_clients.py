@@ -3,7 +3,7 @@
 An async client's connections belong to the loop it was created on, so ``asyncio.run`` called
 twice must not share one. Each loop gets its own clients, created on first use; they are closed
 by ``aclose()`` on that loop, by the loop itself when it shuts down the way ``asyncio.run`` does
-(``adapters.loop_shutdown``), or by ``close_idle()`` from outside any running loop.
+(``adapters.sdk.loop_shutdown``), or by ``close_idle()`` from outside any running loop.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
-from adapters.loop_shutdown import at_loop_shutdown
+from adapters.sdk.loop_shutdown import at_loop_shutdown
 
 __all__ = ["LoopClients"]
 

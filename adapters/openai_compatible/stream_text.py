@@ -1,7 +1,7 @@
 """One answer text part as it streams in: citation tokens removed exactly as ``answer`` does.
 
-:func:`adapters.openai.answer.strip_citation_tokens` removes the private-use citation tokens
-(and the spaces or tabs right before one) from a whole part. A stream delivers the part in
+:func:`adapters.openai_compatible.answer.strip_citation_tokens` removes the private-use citation
+tokens (and the spaces or tabs right before one) from a whole part. A stream delivers the part in
 pieces, and a token, or the spaces before one, may be cut between two deltas; so a piece is
 delivered only once no later text can change how it is stripped:
 
@@ -17,7 +17,7 @@ path that never rescans the part.
 
 from __future__ import annotations
 
-from adapters.openai.answer import _CITATION_TOKEN, content_offset, strip_citation_tokens
+from adapters.openai_compatible.answer import _CITATION_TOKEN, content_offset, strip_citation_tokens
 from router.types import Span
 
 __all__ = ["StreamedPart"]
@@ -91,8 +91,8 @@ class StreamedPart:
     def span(self, start: object, end: object) -> Span | None:
         """The answer span of the part's offsets ``[start, end)``, once delivered; else None.
 
-        None as well for offsets that are not integers, fall outside the part or cover nothing
-        once the tokens are removed, as :meth:`adapters.openai.answer.AnswerText.span` says.
+        None as well for offsets that are not integers, fall outside the part or cover nothing once
+        the tokens are removed, as :meth:`adapters.openai_compatible.answer.AnswerText.span` says.
         """
         if type(start) is not int or type(end) is not int:
             return None
