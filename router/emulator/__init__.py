@@ -83,6 +83,7 @@ tool: only while the request carries it, so a request without ``tool_choice``, o
 
 from __future__ import annotations
 
+from router.emulator.apis.vertex import REDIRECT_PREFIX
 from router.emulator.catalogue import SCENARIOS, Answer, answer_for
 from router.emulator.faults import (
     FAULT_HEADER,
@@ -95,7 +96,6 @@ from router.emulator.faults import (
 from router.emulator.replay import REPLAY_HEADER
 from router.emulator.request_log import RecordedRequest
 from router.emulator.server import Emulator
-from router.emulator.vertex import REDIRECT_PREFIX
 
 __all__ = [
     "FAULT_HEADER",

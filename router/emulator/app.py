@@ -17,9 +17,9 @@ from typing import Any, get_args
 
 from aiohttp import web
 
-from router.emulator import (
+from router.emulator import error_replies
+from router.emulator.apis import (
     anthropic_messages,
-    error_replies,
     gemini,
     openai_responses,
     openrouter,

@@ -6,7 +6,7 @@ import secrets
 import time
 from datetime import UTC, datetime
 
-from router.emulator import (
+from router.emulator.apis import (
     anthropic_messages,
     gemini,
     openai_responses,

@@ -13,7 +13,7 @@ PACKAGE = Path(router.emulator.__file__).resolve().parent
 def test_imports_nothing_from_the_rest_of_the_project() -> None:
     """Every import of the emulator's modules is the standard library, a dependency, or itself."""
     project = {"router", "adapters", "als"}
-    for module in sorted(PACKAGE.glob("*.py")):
+    for module in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(module.read_text())):
             if isinstance(node, ast.ImportFrom):
                 assert node.level <= 1, f"{module.name} imports from outside the package"

@@ -19,11 +19,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from router.emulator.apis.openai_responses import _cited_text
 from router.emulator.catalogue import Answer
 from router.emulator.faults import FaultKind
 from router.emulator.ids import rng_for
 from router.emulator.json_values import SchemaFiller
-from router.emulator.openai_responses import _cited_text
 from router.emulator.wire import Ask, BadRequest, JsonFormat
 
 __all__ = ["PATH", "build_response", "read_request", "stream_chunks"]

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from router.emulator import vertex
+from router.emulator.apis import vertex
 from router.emulator.catalogue import Answer
 from router.emulator.faults import FaultKind
 from router.emulator.wire import Ask

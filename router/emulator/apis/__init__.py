@@ -1,0 +1,1 @@
+"""The provider APIs the emulator speaks, one module each."""
