@@ -16,11 +16,13 @@ from dataclasses import replace
 from typing import Any
 
 from router.emulator.apis import vertex
+from router.emulator.apis.row import ErrorShapes, ProviderApi
 from router.emulator.catalogue import Answer
-from router.emulator.faults import FaultKind
+from router.emulator.fault_kinds import FaultKind
+from router.emulator.reply import Reply
 from router.emulator.wire import Ask
 
-__all__ = ["PATH", "authorised", "build_response", "read_request", "stream_chunks"]
+__all__ = ["API", "PATH", "authorised", "build_response", "read_request", "stream_chunks"]
 
 PATH = re.compile(
     r"^/(?:v1|v1beta)/models/(?P<model>[^/:]+):"
@@ -64,3 +66,87 @@ def stream_chunks(body: Mapping[str, Any], *, serial: str) -> list[dict[str, Any
             if not usage:
                 del chunk["usageMetadata"]
     return chunks
+
+
+# -- errors: Google's shape, with the Gemini API's own key and quota answers ----------------
+
+_KEY_INVALID = "API key not valid. Please pass a valid API key."
+_NO_KEY = (
+    "Method doesn't allow unregistered callers (callers without established identity). Please "
+    "use API Key or other form of API consumer identity to call this API."
+)
+
+
+def _fault_reply(status: int, retry_after_s: float | None, model: str) -> Reply:
+    """The Gemini API's own shapes: a bad key is a 400, a rate limit says its delay inside."""
+    if status == 401:
+        return vertex.google_error(
+            400,
+            _KEY_INVALID,
+            details=[
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "API_KEY_INVALID",
+                    "domain": "googleapis.com",
+                    "metadata": {"service": "generativelanguage.googleapis.com"},
+                },
+                {
+                    "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
+                    "locale": "en-US",
+                    "message": _KEY_INVALID,
+                },
+            ],
+        )
+    if status == 429:
+        delay = retry_after_s if retry_after_s is not None else 1.0
+        return vertex.google_error(
+            429,
+            "You exceeded your current quota, please check your plan and billing details.",
+            details=[
+                {
+                    "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                    "violations": [
+                        {
+                            "quotaMetric": "generativelanguage.googleapis.com/"
+                            "generate_content_free_tier_requests",
+                            "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                        }
+                    ],
+                },
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{delay:g}s"},
+            ],
+        )
+    return vertex.google_fault_reply(status, retry_after_s, model)
+
+
+# -- the row ---------------------------------------------------------------------------------
+
+
+def _synthesise(
+    ask: Ask, answer: Answer, fault: FaultKind | None, serial: str, sse: bool
+) -> list[bytes] | Reply:
+    body = build_response(ask, answer, fault=fault, serial=serial)
+    return vertex.google_delivery(ask, body, lambda b: stream_chunks(b, serial=serial), sse=sse)
+
+
+API = ProviderApi(
+    name="gemini",
+    base_path="",
+    match=vertex.google_match(PATH),
+    claims_path=lambda path: path.startswith(("/v1beta/", "/v1/models/")),
+    authorised=authorised,
+    read_request=lambda body, endpoint: read_request(
+        body, model=endpoint.model, stream=endpoint.stream
+    ),
+    synthesise=_synthesise,
+    errors=ErrorShapes(
+        fault=_fault_reply,
+        bad_request=vertex.google_bad_request,
+        unparseable_body=vertex.google_unparseable_body,
+        missing_auth=lambda: vertex.google_error(403, _NO_KEY),
+        not_found=vertex.google_not_found,
+        proxy_page=vertex.GOOGLE_FRONT_END_PAGE,
+    ),
+    replays_as=vertex.API.name,
+)
+"""The Gemini Developer API; it is served Vertex AI's recorded bodies."""
