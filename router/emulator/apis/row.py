@@ -57,9 +57,9 @@ class ErrorShapes:
 
     ``fault(status, retry_after_s, model)`` answers a status fault (429, 500, 503, 529, 400,
     401); ``bad_request(message, param, code)`` a request the service would refuse;
-    ``missing_auth()`` a request without a credential; ``not_found(method, path)`` a path it
-    does not serve; ``proxy_page`` is the HTML page (``{status}``, ``{reason}``) of the proxy
-    in front of it.
+    ``unparseable_body()`` a body that is not JSON; ``missing_auth()`` a request without a
+    credential; ``not_found(method, path)`` a path it does not serve. ``proxy_page`` is the
+    HTML page (``{status}``, ``{reason}``) of the proxy in front of it.
     """
 
     fault: Callable[[int, float | None, str], Reply]
@@ -85,9 +85,10 @@ class ProviderApi:
     this API serves, else None; ``claims_path(path)`` says whose error shape a path nobody
     serves gets (the row with ``answers_unknown_paths`` takes the rest).
     ``authorised(headers, query)`` says whether a credential came; ``read_request(body,
-    endpoint)`` is the :class:`Ask` (raising ``BadRequest`` as the service would).
-    ``request_headers()`` are the headers naming each reply (request ids); ``stream_opening``
-    is the event line a client waits for before the first data of a stream (named events).
+    endpoint)`` is the :class:`Ask` (raising ``BadRequest`` as the service would);
+    ``synthesise`` answers it and ``errors`` shapes what goes wrong. ``request_headers()``
+    are the headers naming each reply (request ids); ``stream_opening`` is the event line a
+    client waits for before the first data of a stream (named events).
     ``replays_json(body)`` / ``replays_stream(text)`` recognise a recorded body of this API;
     ``replays_as`` names the API whose recorded bodies this one is served.
     """
