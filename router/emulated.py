@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from pydantic import AliasChoices, SecretStr
 
+from router.emulator.apis import API_NAMES
 from router.settings import ENV_PREFIX, RouterSettings
 
 __all__ = [
@@ -30,45 +31,28 @@ class EmulatorEndpoints(Protocol):
     """Where a running emulator listens: a ``router.emulator.Emulator``, or one in another
     process known by its addresses."""
 
-    @property
-    def openai_base_url(self) -> str: ...
-
-    @property
-    def vertex_base_url(self) -> str: ...
-
-    @property
-    def gemini_base_url(self) -> str: ...
-
-    @property
-    def perplexity_base_url(self) -> str: ...
-
-    @property
-    def openrouter_base_url(self) -> str: ...
-
-    @property
-    def anthropic_base_url(self) -> str: ...
+    def base_url(self, vendor: str) -> str:
+        """The ``base_url`` to give ``vendor``'s SDK (its emulator API's suffix included)."""
+        ...
 
 
 def emulated_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
-    """Settings for ``emulator``'s endpoints; ``overrides`` set any other field."""
+    """Settings for ``emulator``'s endpoints; ``overrides`` set any other field.
+
+    Every API the emulator speaks gets its ``<vendor>_base_url``, and the placeholder key or
+    token in whichever of ``<vendor>_api_key`` and ``<vendor>_access_token`` it has.
+    """
     fields: dict[str, Any] = {
-        "openai_api_key": SecretStr(EMULATOR_API_KEY),
-        "openai_base_url": emulator.openai_base_url,
         "google_cloud_project": "emulator-project",
         "google_cloud_location": "us-central1",
-        "vertex_base_url": emulator.vertex_base_url,
-        "vertex_access_token": SecretStr(EMULATOR_TOKEN),
-        "gemini_api_key": SecretStr(EMULATOR_API_KEY),
-        "gemini_base_url": emulator.gemini_base_url,
-        "perplexity_api_key": SecretStr(EMULATOR_API_KEY),
-        "perplexity_base_url": emulator.perplexity_base_url,
-        "openrouter_api_key": SecretStr(EMULATOR_API_KEY),
-        "openrouter_base_url": emulator.openrouter_base_url,
-        "anthropic_api_key": SecretStr(EMULATOR_API_KEY),
-        "anthropic_base_url": emulator.anthropic_base_url,
-        **overrides,
     }
-    return RouterSettings(_env_file=None, **fields)
+    credentials = {"api_key": EMULATOR_API_KEY, "access_token": EMULATOR_TOKEN}
+    for vendor in API_NAMES:
+        fields[f"{vendor}_base_url"] = emulator.base_url(vendor)
+        for kind, secret in credentials.items():
+            if f"{vendor}_{kind}" in RouterSettings.model_fields:
+                fields[f"{vendor}_{kind}"] = SecretStr(secret)
+    return RouterSettings(_env_file=None, **(fields | overrides))
 
 
 def emulated_environment(emulator: EmulatorEndpoints) -> dict[str, str]:

@@ -6,11 +6,11 @@ It speaks their wire protocols on 127.0.0.1 so the real ``openai``, ``google-gen
 ``anthropic`` clients run end to end without keys or network::
 
     with Emulator(latency_s=0.05) as emulator:
-        client = openai.OpenAI(base_url=emulator.openai_base_url, api_key="test")
+        client = openai.OpenAI(base_url=emulator.base_url("openai"), api_key="test")
         genai.Client(vertexai=True, project="p", location="us-central1",
                      credentials=google.oauth2.credentials.Credentials(token="test"),
-                     http_options=types.HttpOptions(base_url=emulator.vertex_base_url))
-        anthropic.Anthropic(base_url=emulator.anthropic_base_url, api_key="test")
+                     http_options=types.HttpOptions(base_url=emulator.base_url("vertex")))
+        anthropic.Anthropic(base_url=emulator.base_url("anthropic"), api_key="test")
 
 Endpoints: ``POST /v1/responses`` (JSON, or SSE when ``stream`` is true);
 ``POST /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`` and
@@ -19,8 +19,8 @@ Endpoints: ``POST /v1/responses`` (JSON, or SSE when ``stream`` is true);
 ``POST /chat/completions`` (Perplexity) and ``POST /api/v1/chat/completions`` (OpenRouter),
 JSON or SSE; and ``POST /v1/messages`` (JSON, or SSE when ``stream`` is true). Answers come
 from a small scenario catalogue, or a deterministic fallback for any other text (same text, same
-answer), and carry the quirks of the real services (see ``openai_responses``, ``vertex``,
-``gemini``, ``perplexity``, ``openrouter`` and ``anthropic_messages``). With ``replay=DIR``
+answer), and carry the quirks of the real services (see the modules under ``apis``, one per
+API, each exporting the row the server loops over). With ``replay=DIR``
 recorded bodies are served verbatim instead; :meth:`Emulator.enqueue_reply` serves one given
 body to the next request on an API. ``latency_s`` runs from a request's arrival to its reply
 and includes the synthesis, as a real service's latency includes its compute.
@@ -83,6 +83,7 @@ tool: only while the request carries it, so a request without ``tool_choice``, o
 
 from __future__ import annotations
 
+from router.emulator.apis.vertex import REDIRECT_PREFIX
 from router.emulator.catalogue import SCENARIOS, Answer, answer_for
 from router.emulator.faults import (
     FAULT_HEADER,
@@ -95,7 +96,6 @@ from router.emulator.faults import (
 from router.emulator.replay import REPLAY_HEADER
 from router.emulator.request_log import RecordedRequest
 from router.emulator.server import Emulator
-from router.emulator.vertex import REDIRECT_PREFIX
 
 __all__ = [
     "FAULT_HEADER",

@@ -8,24 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
-import secrets
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, get_args
+from typing import Any
 
 from aiohttp import web
 
-from router.emulator import (
-    anthropic_messages,
-    error_replies,
-    gemini,
-    openai_responses,
-    openrouter,
-    perplexity,
-    vertex,
-)
+from router.emulator import error_replies
+from router.emulator.apis import APIS, Endpoint, ProviderApi, api_of_path, route
 from router.emulator.faults import (
     CONTENT_FAULTS,
     FAULT_HEADER,
@@ -41,17 +32,11 @@ from router.emulator.reply import SSE_CONTENT_TYPE, Reply
 from router.emulator.request_log import RecordedRequest, RequestLog
 from router.emulator.synthesis import synthesise
 from router.emulator.trickle import TRICKLE_KINDS, trickle
-from router.emulator.wire import Api, Ask, BadRequest
+from router.emulator.wire import Ask, BadRequest
 from router.emulator.work_queue import WorkQueue
 
-__all__ = ["ProviderHandler", "Route", "route_of"]
+__all__ = ["ProviderHandler"]
 
-_VERTEX_PATH = re.compile(
-    r"^/(?:v1|v1beta1)/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/"
-    r"(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
-)
-_OPENAI_PATH = "/v1/responses"
-_ANTHROPIC_PATH = "/v1/messages"
 _STATUS_FAULTS = ("429", "500", "503", "529", "400", "401", "html")
 _HANG_CAP_S = 3600.0
 _STREAM_BATCH_BYTES = 16_384
@@ -61,60 +46,13 @@ _NON_JSON_TEXT = (
 
 
 @dataclass(frozen=True)
-class Route:
-    """Which endpoint a request reached."""
-
-    api: Api
-    model: str = ""
-    stream: bool = False
-    sse: bool = False
-
-
-def route_of(method: str, path: str, query: dict[str, str]) -> Route | None:
-    """The endpoint of a request, or None when neither service serves it."""
-    if method != "POST":
-        return None
-    if path == _OPENAI_PATH:
-        return Route("openai")
-    if path == _ANTHROPIC_PATH:
-        return Route("anthropic")
-    if path == perplexity.PATH:
-        return Route("perplexity")
-    if path == openrouter.PATH:
-        return Route("openrouter")
-    google: tuple[tuple[Api, re.Pattern[str]], ...] = (
-        ("vertex", _VERTEX_PATH),
-        ("gemini", gemini.PATH),
-    )
-    for api, pattern in google:
-        match = pattern.match(path)
-        if match is not None:
-            stream = match["method"] == "streamGenerateContent"
-            sse = stream and query.get("alt") == "sse"
-            return Route(api, match["model"], stream=stream, sse=sse)
-    return None
-
-
-def _api_of_path(path: str) -> Api:
-    if "/publishers/" in path or path.startswith("/v1beta1"):
-        return "vertex"
-    if path.startswith(("/v1beta/", "/v1/models/")):
-        return "gemini"
-    if path.startswith("/v1/messages"):
-        return "anthropic"
-    if path.startswith("/api/"):
-        return "openrouter"
-    return "perplexity" if path.startswith("/chat/") else "openai"
-
-
-@dataclass(frozen=True)
 class _Decision:
     """What to do once the latency has passed."""
 
-    api: Api
+    api: ProviderApi
     reply: Reply | None = None
     ask: Ask | None = None
-    route: Route | None = None
+    endpoint: Endpoint | None = None
     fault: FaultSpec | None = None
 
 
@@ -137,11 +75,11 @@ class ProviderHandler:
         self._sleepers: set[asyncio.Future[bool]] = set()
         self._work: WorkQueue[Reply | list[bytes] | None] = WorkQueue(closed_result=None)
         self._attempts = AttemptCounter()
-        self._queued: dict[Api, deque[Reply]] = {api: deque() for api in get_args(Api)}
+        self._queued: dict[str, deque[Reply]] = {api.name: deque() for api in APIS}
         self.in_flight = 0
         self.max_in_flight = 0
 
-    def enqueue(self, api: Api, reply: Reply) -> None:
+    def enqueue(self, api: str, reply: Reply) -> None:
         """Serve ``reply`` to the next request on ``api``, before anything else."""
         self._queued[api].append(reply)
 
@@ -167,9 +105,9 @@ class ProviderHandler:
             self.in_flight -= 1
 
     def _decide(self, request: web.BaseRequest, body: bytes, plan: FaultPlan | None) -> _Decision:
-        route = route_of(request.method, request.path, dict(request.query))
+        routed = route(request.method, request.path, request.query)
         parsed = _parse_json(body)
-        decision = self._decision(request, body, parsed, route, plan)
+        decision = self._decision(request, body, parsed, routed, plan)
         self._log.add(
             RecordedRequest(
                 method=request.method,
@@ -178,7 +116,7 @@ class ProviderHandler:
                 headers={k.lower(): v for k, v in request.headers.items()},
                 body=body,
                 json=parsed,
-                api=route.api if route else None,
+                api=routed[0].name if routed else None,
                 fault=str(decision.fault) if decision.fault else None,
             )
         )
@@ -189,35 +127,34 @@ class ProviderHandler:
         request: web.BaseRequest,
         body: bytes,
         parsed: Any,
-        route: Route | None,
+        routed: tuple[ProviderApi, Endpoint] | None,
         plan: FaultPlan | None,
     ) -> _Decision:
-        if route is None:
-            api = _api_of_path(request.path)
-            return _Decision(api, error_replies.not_found(api, request.method, request.path))
-        api = route.api
-        if self._queued[api]:
+        if routed is None:
+            api = api_of_path(request.path)
+            return _Decision(api, api.errors.not_found(request.method, request.path))
+        api, endpoint = routed
+        queued = self._queued[api.name]
+        if queued:
             try:
-                return _Decision(api, self._queued[api].popleft())
+                return _Decision(api, queued.popleft())
             except IndexError:  # another request took it
                 pass
-        if not _authorised(api, request):
-            return _Decision(api, error_replies.missing_auth(api))
+        if not api.authorised(request.headers, request.query):
+            return _Decision(api, api.errors.missing_auth())
         if not isinstance(parsed, dict):
-            return _Decision(api, error_replies.unparseable_body(api))
+            return _Decision(api, api.errors.unparseable_body())
         try:
-            ask = _read_request(parsed, route)
+            ask = api.read_request(parsed, endpoint)
             ask = replace(ask, question=strip_directives(ask.question))
             spec = self._fault_for(request, ask, plan)
         except BadRequest as exc:
-            return _Decision(
-                api, error_replies.bad_request(api, exc.message, param=exc.param, code=exc.code)
-            )
+            return _Decision(api, api.errors.bad_request(exc.message, exc.param, exc.code))
         except FaultSpecError as exc:
-            return _Decision(api, error_replies.bad_request(api, f"emulator: {exc}"))
+            return _Decision(api, api.errors.bad_request(f"emulator: {exc}", None, None))
         if spec is not None and not self._attempts.hits(spec, f"{request.path}\0".encode() + body):
             spec = None
-        decision = _Decision(api, ask=ask, route=route, fault=spec)
+        decision = _Decision(api, ask=ask, endpoint=endpoint, fault=spec)
         if spec is not None and spec.kind in _STATUS_FAULTS:
             return replace(decision, reply=error_replies.fault_reply(api, spec, ask.model))
         if spec is not None and spec.kind == "non_json":
@@ -227,7 +164,8 @@ class ProviderHandler:
                 name = request.headers.get(REPLAY_HEADER)
                 return replace(decision, reply=self._replay.pick(api, stream=ask.stream, name=name))
             except ReplayMiss as exc:
-                return replace(decision, reply=error_replies.bad_request(api, f"emulator: {exc}"))
+                reply = api.errors.bad_request(f"emulator: {exc}", None, None)
+                return replace(decision, reply=reply)
         return decision
 
     def _fault_for(
@@ -254,10 +192,7 @@ class ProviderHandler:
         if fault is not None and fault.kind == "delay" and await self._pause(fault.arg or 1.0):
             return _drop(request)
         headers = {"x-emulator-fault": str(fault)} if fault else {}
-        if decision.api == "openai":
-            headers["x-request-id"] = f"req_{secrets.token_hex(16)}"
-        elif decision.api == "anthropic":
-            headers["request-id"] = f"req_011C{secrets.token_hex(10)}"
+        headers |= decision.api.request_headers()
         if fault is not None and fault.kind in TRICKLE_KINDS:
             return await trickle(request, fault, payload, headers, self._pause)
         if isinstance(payload, Reply) and payload.raw:
@@ -308,31 +243,18 @@ def _payload(decision: _Decision, seed: str | None) -> Reply | list[bytes] | Non
     if decision.reply is not None:
         return _cut(decision.reply) if kind == "truncate" else decision.reply
     assert decision.ask is not None
-    assert decision.route is not None
+    assert decision.endpoint is not None
     content_fault = kind if kind in CONTENT_FAULTS else None
-    frames, reply = synthesise(decision.ask, sse=decision.route.sse, fault=content_fault, seed=seed)
-    if frames is None:
-        assert reply is not None
-        return _cut(reply) if kind == "truncate" else reply
+    synthesised = synthesise(
+        decision.api, decision.ask, sse=decision.endpoint.sse, fault=content_fault, seed=seed
+    )
+    if isinstance(synthesised, Reply):
+        return _cut(synthesised) if kind == "truncate" else synthesised
+    frames = synthesised
     if kind == "truncate":
         cut = len(frames) // 2
         frames = [*frames[:cut], frames[cut][: len(frames[cut]) // 2]]
     return frames
-
-
-def _read_request(parsed: dict[str, Any], route: Route) -> Ask:
-    """The :class:`Ask` of a request body, read as the endpoint it reached reads it."""
-    if route.api == "openai":
-        return openai_responses.read_request(parsed)
-    if route.api == "gemini":
-        return gemini.read_request(parsed, model=route.model, stream=route.stream)
-    if route.api == "perplexity":
-        return perplexity.read_request(parsed)
-    if route.api == "openrouter":
-        return openrouter.read_request(parsed)
-    if route.api == "anthropic":
-        return anthropic_messages.read_request(parsed)
-    return vertex.read_request(parsed, model=route.model, stream=route.stream)
 
 
 def _parse_json(body: bytes) -> Any:
@@ -342,26 +264,14 @@ def _parse_json(body: bytes) -> Any:
         return None
 
 
-def _authorised(api: Api, request: web.BaseRequest) -> bool:
-    if api == "gemini":
-        return gemini.authorised(request.headers, request.query)
-    bearer = request.headers.get("Authorization", "")
-    if bearer.startswith("Bearer ") and bearer[7:].strip():
-        return True
-    if api == "anthropic":
-        return bool(request.headers.get("x-api-key", "").strip())
-    return api == "vertex" and bool(request.headers.get("x-goog-api-key"))
-
-
-def _non_json(stream: bool, api: Api) -> Reply:
+def _non_json(stream: bool, api: ProviderApi) -> Reply:
     """A 200 whose body is not JSON: a proxy's text where JSON (or JSON events) belongs.
 
-    Anthropic's events are named (a client skips a nameless one), so there the text comes as
-    the data of the first event a client expects.
+    Where events are named (a client skips a nameless one), the text comes as the data of the
+    first event a client expects.
     """
     if stream:
-        event = b"event: message_start\n" if api == "anthropic" else b""
-        body = event + b"data: " + _NON_JSON_TEXT + b"\n\n"
+        body = api.stream_opening + b"data: " + _NON_JSON_TEXT + b"\n\n"
         return Reply(200, body, content_type=SSE_CONTENT_TYPE)
     return Reply(200, _NON_JSON_TEXT)
 

@@ -8,14 +8,19 @@ A fault is chosen, first match wins, from the ``X-Emulator-Fault`` request heade
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, cast, get_args
+from typing import cast
 
-from router.emulator.wire import Api
+from router.emulator.apis import API_NAMES
+from router.emulator.fault_kinds import (
+    CONTENT_FAULTS,
+    FAULT_KINDS,
+    FaultKind,
+    retry_after_header,
+)
 
 __all__ = [
     "CONTENT_FAULTS",
@@ -31,34 +36,6 @@ __all__ = [
     "strip_directives",
 ]
 
-FaultKind = Literal[
-    "429",
-    "500",
-    "503",
-    "529",
-    "400",
-    "401",
-    "delay",
-    "hang",
-    "drop",
-    "truncate",
-    "non_json",
-    "html",
-    "no_search",
-    "no_citations",
-    "empty_grounding",
-    "trickle_headers",
-    "trickle_body",
-    "trickle_chunks",
-    "continue_flood",
-]
-
-FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
-"""Every fault kind, in a stable order (the fault-matrix tests iterate over it)."""
-
-CONTENT_FAULTS: frozenset[FaultKind] = frozenset({"no_search", "no_citations", "empty_grounding"})
-"""Faults that change what a successful answer holds rather than how the reply is delivered."""
-
 FAULT_HEADER = "X-Emulator-Fault"
 
 _SPEC = re.compile(
@@ -68,7 +45,6 @@ _SPEC = re.compile(
         (?:@(?P<api>[a-z_0-9]+))?\s*$""",
     re.VERBOSE,
 )
-_APIS: tuple[str, ...] = get_args(Api)
 _DIRECTIVE = re.compile(r"\[\[emulator:fault=([^\]]*)\]\]")
 # Every directive (fault=, refuse=, ...): none of them may reach a synthesised answer.
 _ANY_DIRECTIVE = re.compile(r"\[\[emulator:[a-z_]+=[^\]]*\]\]")
@@ -111,8 +87,8 @@ class FaultSpec:
         if kind == "html" and arg is not None and int(arg) not in _HTML_STATUSES:
             raise FaultSpecError(f"html fault status must be 502 or 503: {text!r}")
         api = match["api"]
-        if api is not None and api not in _APIS:
-            raise FaultSpecError(f"unknown API {api!r} in {text!r}; known: {', '.join(_APIS)}")
+        if api is not None and api not in API_NAMES:
+            raise FaultSpecError(f"unknown API {api!r} in {text!r}; known: {', '.join(API_NAMES)}")
         return cls(kind=cast(FaultKind, kind), arg=arg, count=count, api=api)
 
     def __str__(self) -> str:
@@ -241,8 +217,3 @@ class AttemptCounter:
             attempt = self._seen.get(key, 0) + 1
             self._seen[key] = attempt
         return attempt <= spec.count
-
-
-def retry_after_header(seconds: float) -> str:
-    """Retry-After is whole seconds (RFC 9110 section 10.2.3), rounded up."""
-    return str(max(0, math.ceil(seconds)))

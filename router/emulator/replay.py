@@ -1,10 +1,10 @@
 """Serve recorded provider bodies verbatim instead of synthesised ones.
 
-Files under the replay directory are sorted by what they hold: OpenAI Responses bodies,
-Vertex generateContent bodies and Anthropic Messages bodies, each as ``*.json`` (one body) or
-``*.sse.txt`` (a raw stream). A request gets the next file that fits its endpoint and
-streaming mode, in turn, or the file its ``X-Emulator-Replay`` header names (a path relative
-to the directory).
+Files under the replay directory are sorted by what they hold, as each API's row recognises
+its recorded bodies (OpenAI Responses, Vertex generateContent, Perplexity chat completions,
+Anthropic Messages), each as ``*.json`` (one body) or ``*.sse.txt`` (a raw stream). A
+request gets the next file that fits its endpoint and streaming mode, in turn, or the file its
+``X-Emulator-Replay`` header names (a path relative to the directory).
 """
 
 from __future__ import annotations
@@ -13,14 +13,12 @@ import json
 import threading
 from pathlib import Path
 
+from router.emulator.apis import APIS, ProviderApi
 from router.emulator.reply import JSON_CONTENT_TYPE, SSE_CONTENT_TYPE, Reply
-from router.emulator.wire import Api
 
 __all__ = ["REPLAY_HEADER", "ReplayLibrary", "ReplayMiss"]
 
 REPLAY_HEADER = "X-Emulator-Replay"
-# APIs that answer with another API's bodies: the Gemini API sends Vertex AI's generateContent.
-_BODY_KIND: dict[Api, Api] = {"gemini": "vertex"}
 _STREAM_SUFFIX = ".sse.txt"
 
 
@@ -35,32 +33,32 @@ class ReplayLibrary:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise NotADirectoryError(f"replay directory not found: {root}")
-        self._files: dict[tuple[Api, bool], list[Path]] = {}
+        self._files: dict[tuple[str, bool], list[Path]] = {}
         for path in sorted(p for p in self.root.rglob("*") if p.is_file()):
             kind = _classify(path)
             if kind is not None:
                 self._files.setdefault(kind, []).append(path)
-        self._turn: dict[tuple[Api, bool], int] = {}
+        self._turn: dict[tuple[str, bool], int] = {}
         self._lock = threading.Lock()
 
-    def count(self, api: Api, *, stream: bool) -> int:
+    def count(self, api: ProviderApi, *, stream: bool) -> int:
         """How many recorded bodies fit this API and mode."""
-        return len(self._files.get((_BODY_KIND.get(api, api), stream), []))
+        return len(self._files.get((_body_kind(api), stream), []))
 
-    def pick(self, api: Api, *, stream: bool, name: str | None = None) -> Reply:
+    def pick(self, api: ProviderApi, *, stream: bool, name: str | None = None) -> Reply:
         """The named file, or the next file in turn that fits ``api`` and ``stream``."""
         if name:
             path = (self.root / name).resolve()
             if not path.is_relative_to(self.root) or not path.is_file():
                 raise ReplayMiss(f"no recorded body named {name!r} in the replay directory")
         else:
-            files = self._files.get((_BODY_KIND.get(api, api), stream))
+            files = self._files.get((_body_kind(api), stream))
             if not files:
                 mode = "stream" if stream else "JSON"
-                raise ReplayMiss(f"no recorded {api} {mode} body in the replay directory")
+                raise ReplayMiss(f"no recorded {api.name} {mode} body in the replay directory")
             with self._lock:
-                turn = self._turn.get((api, stream), 0)
-                self._turn[(api, stream)] = turn + 1
+                turn = self._turn.get((api.name, stream), 0)
+                self._turn[(api.name, stream)] = turn + 1
             path = files[turn % len(files)]
         stream_file = path.name.endswith(_STREAM_SUFFIX)
         return Reply(
@@ -70,22 +68,22 @@ class ReplayLibrary:
         )
 
 
-def _classify(path: Path) -> tuple[Api, bool] | None:
-    """Which endpoint a recorded file answers, or None for other providers' bodies."""
+def _body_kind(api: ProviderApi) -> str:
+    """The API whose recorded bodies ``api`` is served (the Gemini API: Vertex AI's)."""
+    return api.replays_as or api.name
+
+
+def _classify(path: Path) -> tuple[str, bool] | None:
+    """Which API and mode a recorded file answers, or None for bodies no API recognises."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     if path.name.endswith(_STREAM_SUFFIX):
-        if "event: response." in text or '"type":"response.' in text:
-            return ("openai", True)
-        if text.lstrip().startswith("data:") and '"candidates"' in text:
-            return ("vertex", True)
-        if "event: message_start" in text:
-            return ("anthropic", True)
-        if text.lstrip().startswith("data:") and '"chat.completion.chunk"' in text:
-            return ("perplexity", True)
-        return None
+        return next(
+            ((api.name, True) for api in APIS if api.replays_stream and api.replays_stream(text)),
+            None,
+        )
     if path.suffix != ".json":
         return None
     try:
@@ -94,12 +92,6 @@ def _classify(path: Path) -> tuple[Api, bool] | None:
         return None
     if not isinstance(body, dict):
         return None
-    if body.get("object") == "response" or str(body.get("id", "")).startswith("resp_"):
-        return ("openai", False)
-    if isinstance(body.get("candidates"), list):
-        return ("vertex", False)
-    if body.get("type") == "message" and isinstance(body.get("content"), list):
-        return ("anthropic", False)
-    if isinstance(body.get("choices"), list) and ("citations" in body or "search_results" in body):
-        return ("perplexity", False)
-    return None
+    return next(
+        ((api.name, False) for api in APIS if api.replays_json and api.replays_json(body)), None
+    )

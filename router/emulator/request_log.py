@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from router.emulator.wire import Api
-
 __all__ = ["RecordedRequest", "RequestLog"]
 
 
@@ -25,8 +23,8 @@ class RecordedRequest:
     body: bytes
     json: Any
     """The parsed JSON body, or None when the body was not JSON."""
-    api: Api | None
-    """Which service the path belongs to, None for a path neither serves."""
+    api: str | None
+    """The name of the API that served the path (``openai``, ...), None for a path none serves."""
     fault: str | None
     """The fault spec applied to this attempt, in canonical form (``429:2*1``)."""
 

@@ -7,23 +7,22 @@ import logging
 import threading
 from pathlib import Path
 from types import TracebackType
-from typing import Self, cast, get_args
+from typing import Self
 
 from aiohttp import web
 
+from router.emulator.apis import API_NAMES, BY_NAME, ProviderApi
 from router.emulator.app import ProviderHandler
 from router.emulator.faults import FaultPlan
 from router.emulator.replay import ReplayLibrary
 from router.emulator.reply import JSON_CONTENT_TYPE, Reply
 from router.emulator.request_log import RecordedRequest, RequestLog
-from router.emulator.wire import Api
 
 __all__ = ["Emulator"]
 
 logger = logging.getLogger(__name__)
 
 _HOST = "127.0.0.1"
-_APIS: tuple[str, ...] = get_args(Api)
 _START_TIMEOUT_S = 10.0
 # aiohttp's default of 128 overflows when hundreds of clients connect at once, and each
 # dropped SYN costs its client a one-second retransmit.
@@ -36,9 +35,9 @@ class Emulator:
     """A loopback stand-in for the providers' APIs (OpenAI Responses, Vertex AI and Gemini API
     ``generateContent``, Perplexity and OpenRouter chat completions, Anthropic Messages).
 
-    Use it as a context manager (or call :meth:`start` and :meth:`stop`) and point the SDKs at
-    :attr:`openai_base_url`, :attr:`vertex_base_url`, :attr:`gemini_base_url`,
-    :attr:`perplexity_base_url`, :attr:`openrouter_base_url` and :attr:`anthropic_base_url`.
+    Use it as a context manager (or call :meth:`start` and :meth:`stop`) and point each SDK at
+    :meth:`base_url` of its API (``emulator.base_url("openai")``; the properties
+    :attr:`openai_base_url`, :attr:`vertex_base_url`, ... say the same).
     ``latency_s`` and ``faults`` may be changed while it runs; they apply from the next request
     on.
 
@@ -169,35 +168,41 @@ class Emulator:
             raise RuntimeError("the emulator is not running; use it as a context manager")
         return self._port
 
+    def base_url(self, api: str) -> str:
+        """``base_url`` for the SDK of ``api`` (``"openai"``, ``"vertex"``, ...): the origin and
+        the API's own suffix (OpenAI's ``/v1``, OpenRouter's ``/api/v1``; the SDKs of the
+        others add their version themselves). ValueError for an API the emulator lacks."""
+        return f"http://{_HOST}:{self.port}{_api_named(api).base_path}"
+
     @property
     def openai_base_url(self) -> str:
         """``base_url`` for ``openai.OpenAI`` (ends in ``/v1``)."""
-        return f"http://{_HOST}:{self.port}/v1"
+        return self.base_url("openai")
 
     @property
     def vertex_base_url(self) -> str:
         """``HttpOptions(base_url=...)`` for ``genai.Client(vertexai=True, ...)``."""
-        return f"http://{_HOST}:{self.port}"
+        return self.base_url("vertex")
 
     @property
     def gemini_base_url(self) -> str:
         """``HttpOptions(base_url=...)`` for ``genai.Client(api_key=...)`` (Gemini API)."""
-        return f"http://{_HOST}:{self.port}"
+        return self.base_url("gemini")
 
     @property
     def openrouter_base_url(self) -> str:
         """``base_url`` for an OpenAI-compatible client of OpenRouter (ends in ``/api/v1``)."""
-        return f"http://{_HOST}:{self.port}/api/v1"
+        return self.base_url("openrouter")
 
     @property
     def perplexity_base_url(self) -> str:
         """``base_url`` for an OpenAI-compatible client of Perplexity (``/chat/completions``)."""
-        return f"http://{_HOST}:{self.port}"
+        return self.base_url("perplexity")
 
     @property
     def anthropic_base_url(self) -> str:
         """``base_url`` for ``anthropic.Anthropic`` (the bare origin: the SDK adds ``/v1``)."""
-        return f"http://{_HOST}:{self.port}"
+        return self.base_url("anthropic")
 
     # -- what happened, what to answer -----------------------------------------------------
 
@@ -236,13 +241,19 @@ class Emulator:
 
         ``api`` names the endpoint as the router names its vendor: "openai", "vertex", ...
         """
-        if api not in _APIS:
-            raise ValueError(f"api must be one of {', '.join(map(repr, _APIS))}, not {api!r}")
-        self._handler.enqueue(cast(Api, api), Reply(status, bytes(body), content_type=content_type))
+        self._handler.enqueue(
+            _api_named(api).name, Reply(status, bytes(body), content_type=content_type)
+        )
 
     def enqueue_raw(self, api: str, message: bytes) -> None:
         """Write exactly ``message`` (status line, headers and body, well-formed or not) as the
         reply to the next request on ``api``, then close the connection."""
-        if api not in _APIS:
-            raise ValueError(f"api must be one of {', '.join(map(repr, _APIS))}, not {api!r}")
-        self._handler.enqueue(cast(Api, api), Reply(0, bytes(message), raw=True))
+        self._handler.enqueue(_api_named(api).name, Reply(0, bytes(message), raw=True))
+
+
+def _api_named(name: str) -> ProviderApi:
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        known = ", ".join(map(repr, API_NAMES))
+        raise ValueError(f"api must be one of {known}, not {name!r}") from None

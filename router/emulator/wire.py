@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-__all__ = ["Api", "Ask", "BadRequest", "JsonFormat"]
-
-Api = Literal["openai", "vertex", "gemini", "perplexity", "openrouter", "anthropic"]
+__all__ = ["Ask", "BadRequest", "JsonFormat"]
 
 
 class BadRequest(Exception):
@@ -32,7 +30,8 @@ class JsonFormat:
 class Ask:
     """What one provider request asks for."""
 
-    api: Api
+    api: str
+    """The name of the API the request came in on (its row's ``name``)."""
     model: str
     prompt: str
     """The last user message, verbatim (directives included)."""

@@ -18,6 +18,7 @@ from typing import Any
 from adapters.registry import PROVIDERS, vendors
 from router.emulated import EmulatorEndpoints, emulated_environment
 from router.emulator import Emulator
+from router.emulator.apis import API_NAMES
 from router.settings import RouterSettings
 
 __all__ = [
@@ -40,14 +41,9 @@ MODELS = {vendor: row.default_model for vendor, row in PROVIDERS.items()}
 def emulator_settings(emulator: EmulatorEndpoints, **overrides: Any) -> RouterSettings:
     """Settings that point every adapter at ``emulator``; keys from the environment, no .env."""
     options: dict[str, Any] = {
-        "openai_base_url": emulator.openai_base_url,
+        **{f"{vendor}_base_url": emulator.base_url(vendor) for vendor in API_NAMES},
         "google_cloud_project": "hardening",
         "google_cloud_location": "us-central1",
-        "vertex_base_url": emulator.vertex_base_url,
-        "gemini_base_url": emulator.gemini_base_url,
-        "perplexity_base_url": emulator.perplexity_base_url,
-        "openrouter_base_url": emulator.openrouter_base_url,
-        "anthropic_base_url": emulator.anthropic_base_url,
         **overrides,
     }
     return RouterSettings(_env_file=None, **options)  # type: ignore[call-arg]

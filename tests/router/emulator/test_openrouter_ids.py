@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from router.emulator import openrouter
+from router.emulator.apis import openrouter
 from router.emulator.catalogue import answer_for
 
 QUESTION = "What is the latest stable Ruby?"

@@ -22,17 +22,26 @@ import base64
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from router.emulator.apis.row import (
+    CLOUDFLARE_PAGE,
+    ErrorShapes,
+    ProviderApi,
+    bearer_token,
+    exact_path,
+)
 from router.emulator.catalogue import Answer
-from router.emulator.faults import FaultKind
+from router.emulator.fault_kinds import FaultKind, retry_after_header
 from router.emulator.ids import digest, rng_for
 from router.emulator.json_values import SchemaFiller
-from router.emulator.reply import openai_json
+from router.emulator.reply import Reply, openai_json
+from router.emulator.sse import anthropic_event
 from router.emulator.wire import Ask, BadRequest, JsonFormat
 
-__all__ = ["build_message", "read_request", "stream_events"]
+__all__ = ["API", "anthropic_error", "build_message", "read_request", "stream_events"]
 
 _SEARCH_TOOL = re.compile(r"^web_search_\d{8}$")
 _CITED_TEXT_LIMIT = 153
@@ -404,3 +413,92 @@ def _event(kind: str, index: int, **fields: Any) -> str:
 
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+# -- errors: {"type": "error", "error": {"type", "message"}, "request_id"} -------------------
+
+_ERRORS = {
+    400: ("invalid_request_error", "The request could not be processed."),
+    401: ("authentication_error", "invalid x-api-key"),
+    403: (
+        "permission_error",
+        "Your API key does not have permission to use the specified resource.",
+    ),
+    404: ("not_found_error", "Not found"),
+    429: (
+        "rate_limit_error",
+        "This request would exceed the rate limit for your organization of 50 requests per "
+        "minute. For details, refer to: https://docs.claude.com/en/api/rate-limits.",
+    ),
+    500: ("api_error", "Internal server error"),
+    503: ("api_error", "Service unavailable"),
+    529: ("overloaded_error", "Overloaded"),
+}
+
+
+def anthropic_error(
+    status: int, message: str | None = None, *, headers: dict[str, str] | None = None
+) -> Reply:
+    """An Anthropic error reply, typed as the API types each status."""
+    kind, default = _ERRORS.get(status, ("api_error", "Internal server error"))
+    body = {
+        "type": "error",
+        "error": {"type": kind, "message": message or default},
+        "request_id": "req_011CEmulator" + "0" * 12,
+    }
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
+def _fault_reply(status: int, retry_after_s: float | None, _model: str) -> Reply:
+    headers: dict[str, str] = {}
+    if retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(retry_after_s)
+    if status == 429:
+        headers |= {"anthropic-ratelimit-requests-limit": "50"}
+        headers["anthropic-ratelimit-requests-remaining"] = "0"
+    return anthropic_error(status, headers=headers)
+
+
+# -- the row ---------------------------------------------------------------------------------
+
+
+def _synthesise(
+    ask: Ask, answer: Answer, fault: FaultKind | None, serial: str, _sse: bool
+) -> list[bytes] | Reply:
+    message = build_message(ask, answer, fault=fault, serial=serial)
+    if ask.stream:
+        return [anthropic_event(kind, data) for kind, data in stream_events(message)]
+    return Reply(200, openai_json(message).encode())
+
+
+def _authorised(headers: Mapping[str, str], _query: Mapping[str, str]) -> bool:
+    return bearer_token(headers) or bool(headers.get("x-api-key", "").strip())
+
+
+API = ProviderApi(
+    name="anthropic",
+    base_path="",
+    match=exact_path("/v1/messages"),
+    claims_path=lambda path: path.startswith("/v1/messages"),
+    authorised=_authorised,
+    read_request=lambda body, _endpoint: read_request(body),
+    synthesise=_synthesise,
+    errors=ErrorShapes(
+        fault=_fault_reply,
+        bad_request=lambda message, _param, _code: anthropic_error(400, message),
+        unparseable_body=lambda: anthropic_error(
+            400, "There was an error parsing the body of your request."
+        ),
+        missing_auth=lambda: anthropic_error(401, "x-api-key header is required"),
+        not_found=lambda method, path: anthropic_error(404, f"Not found: {method} {path}"),
+        proxy_page=CLOUDFLARE_PAGE,
+    ),
+    request_headers=lambda: {"request-id": f"req_011C{secrets.token_hex(10)}"},
+    # Its events are named, and a client skips a nameless one.
+    stream_opening=b"event: message_start\n",
+    replays_json=lambda body: (
+        body.get("type") == "message" and isinstance(body.get("content"), list)
+    ),
+    replays_stream=lambda text: "event: message_start" in text,
+)
+"""The Anthropic Messages API."""

@@ -21,17 +21,27 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from router.emulator.apis.row import (
+    CLOUDFLARE_PAGE,
+    ErrorShapes,
+    ProviderApi,
+    bearer_token,
+    exact_path,
+)
 from router.emulator.catalogue import Answer
-from router.emulator.faults import FaultKind
+from router.emulator.fault_kinds import FaultKind, retry_after_header
 from router.emulator.ids import digest, rng_for
 from router.emulator.json_values import SchemaFiller
+from router.emulator.reply import Reply, openai_json
+from router.emulator.sse import data_frame
 from router.emulator.wire import Ask, BadRequest, JsonFormat
 
-__all__ = ["PATH", "build_response", "read_request", "stream_chunks"]
+__all__ = ["API", "PATH", "build_response", "perplexity_error", "read_request", "stream_chunks"]
 
 PATH = "/chat/completions"
 # Per request by search context size (Sonar's list prices; low as the recorded bodies show).
@@ -240,3 +250,93 @@ def stream_chunks(body: Mapping[str, Any], *, serial: str) -> list[dict[str, Any
             chunk["usage"] = body["usage"]
         chunks.append(chunk)
     return chunks
+
+
+# -- errors: {"error": {"message", "type", "code"}}; its proxy answers a bad key in HTML -------
+
+_UNAUTHORISED_PAGE = (
+    "<html>\r\n<head><title>401 Authorization Required</title></head>\r\n<body>\r\n"
+    "<center><h1>401 Authorization Required</h1></center>\r\n<hr><center>openresty/1.27.4"
+    "</center>\r\n</body>\r\n</html>\r\n"
+)
+_ERROR_KINDS = {
+    400: ("bad_request", "Invalid value in the request: the request could not be processed."),
+    429: ("rate_limit_exceeded", "Rate limit exceeded. Please retry after a short while."),
+    500: ("internal_server_error", "Internal server error."),
+    503: ("service_unavailable", "The service is temporarily unavailable."),
+}
+
+
+def perplexity_error(
+    status: int, message: str, *, kind: str, headers: dict[str, str] | None = None
+) -> Reply:
+    """A Perplexity error reply: ``{"error": {"message", "type", "code"}}``."""
+    body = {"error": {"message": message, "type": kind, "code": status}}
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
+def _missing_auth() -> Reply:
+    return Reply(401, _UNAUTHORISED_PAGE.encode(), content_type="text/html")
+
+
+def _fault_reply(status: int, retry_after_s: float | None, _model: str) -> Reply:
+    if status == 401:
+        return _missing_auth()
+    headers = {}
+    if retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(retry_after_s)
+    kind, message = _ERROR_KINDS.get(status, _ERROR_KINDS[503])
+    return perplexity_error(status, message, kind=kind, headers=headers)
+
+
+def _bad_request(message: str, _param: str | None, _code: str | None) -> Reply:
+    kind = "invalid_model" if message.startswith("Invalid model") else "bad_request"
+    return perplexity_error(400, message, kind=kind)
+
+
+# -- the row ---------------------------------------------------------------------------------
+
+
+def _synthesise(
+    ask: Ask, answer: Answer, fault: FaultKind | None, serial: str, _sse: bool
+) -> list[bytes] | Reply:
+    body = build_response(ask, answer, fault=fault, serial=serial, created=int(time.time()))
+    if ask.stream:
+        return [data_frame(chunk) for chunk in stream_chunks(body, serial=serial)]
+    return Reply(200, openai_json(body).encode())
+
+
+def _replays_stream(text: str) -> bool:
+    return text.lstrip().startswith("data:") and '"chat.completion.chunk"' in text
+
+
+def _replays_json(body: Mapping[str, Any]) -> bool:
+    return isinstance(body.get("choices"), list) and (
+        "citations" in body or "search_results" in body
+    )
+
+
+API = ProviderApi(
+    name="perplexity",
+    base_path="",
+    match=exact_path(PATH),
+    claims_path=lambda path: path.startswith("/chat/"),
+    authorised=lambda headers, _query: bearer_token(headers),
+    read_request=lambda body, _endpoint: read_request(body),
+    synthesise=_synthesise,
+    errors=ErrorShapes(
+        fault=_fault_reply,
+        bad_request=_bad_request,
+        unparseable_body=lambda: perplexity_error(
+            400, "Invalid JSON in the request body.", kind="bad_request"
+        ),
+        missing_auth=_missing_auth,
+        not_found=lambda method, path: perplexity_error(
+            404, f"Not Found ({method} {path})", kind="not_found"
+        ),
+        proxy_page=CLOUDFLARE_PAGE,
+    ),
+    replays_json=_replays_json,
+    replays_stream=_replays_stream,
+)
+"""Perplexity's Sonar chat completions."""

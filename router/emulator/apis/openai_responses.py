@@ -14,17 +14,27 @@ import json
 import math
 import random
 import re
+import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
+from router.emulator.apis.row import (
+    CLOUDFLARE_PAGE,
+    ErrorShapes,
+    ProviderApi,
+    bearer_token,
+    exact_path,
+)
 from router.emulator.catalogue import Answer
-from router.emulator.faults import FaultKind
+from router.emulator.fault_kinds import FaultKind, retry_after_header
 from router.emulator.ids import openai_id, rng_for
 from router.emulator.json_values import SchemaFiller
-from router.emulator.reply import openai_json
+from router.emulator.reply import Reply, openai_json
+from router.emulator.sse import openai_event
 from router.emulator.wire import Ask, BadRequest, JsonFormat
 
-__all__ = ["build_response", "read_request", "stream_events"]
+__all__ = ["API", "build_response", "openai_error", "read_request", "stream_events"]
 
 _SEARCH_TOOLS = frozenset(
     {"web_search", "web_search_2025_08_26", "web_search_preview", "web_search_preview_2025_03_11"}
@@ -474,3 +484,131 @@ def _obfuscation(rng: random.Random) -> str:
         .replace("+", "x")
         .replace("/", "y")
     )
+
+
+# -- errors: {"error": {"message", "type", "param", "code"}} ---------------------------------
+
+
+def openai_error(
+    status: int,
+    message: str,
+    *,
+    kind: str,
+    param: str | None = None,
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Reply:
+    """An OpenAI error reply; ``kind`` is the error ``type`` (invalid_request_error, ...)."""
+    body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
+def _fault_reply(status: int, retry_after_s: float | None, model: str) -> Reply:
+    headers: dict[str, str] = {}
+    if retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(retry_after_s)
+        headers["retry-after-ms"] = str(round(retry_after_s * 1000))
+    if status == 429:
+        wait = retry_after_s or 1.0
+        headers |= {"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "0"}
+        return openai_error(
+            429,
+            f"Rate limit reached for {model} in organization org-emulator on requests per min "
+            f"(RPM): Limit 500, Used 500, Requested 1. Please try again in {wait:g}s. Visit "
+            "https://platform.openai.com/account/rate-limits to learn more.",
+            kind="requests",
+            code="rate_limit_exceeded",
+            headers=headers,
+        )
+    if status == 401:
+        return openai_error(
+            401,
+            "Incorrect API key provided. You can find your API key at "
+            "https://platform.openai.com/account/api-keys.",
+            kind="invalid_request_error",
+            code="invalid_api_key",
+        )
+    if status == 400:
+        return openai_error(
+            400,
+            "Invalid value for 'input': the request could not be processed.",
+            kind="invalid_request_error",
+            param="input",
+            code="invalid_value",
+        )
+    message = (
+        "The server had an error while processing your request. Sorry about that!"
+        if status == 500
+        else "The server is overloaded or not ready yet."
+    )
+    return openai_error(status, message, kind="server_error", headers=headers)
+
+
+def _bad_request(message: str, param: str | None, code: str | None) -> Reply:
+    return openai_error(400, message, kind="invalid_request_error", param=param, code=code)
+
+
+def _unparseable_body() -> Reply:
+    return openai_error(
+        400,
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+        "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+        "sent was not valid JSON.)",
+        kind="invalid_request_error",
+    )
+
+
+def _missing_auth() -> Reply:
+    return openai_error(
+        401,
+        "You didn't provide an API key. You need to provide your API key in an Authorization "
+        "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        kind="invalid_request_error",
+    )
+
+
+def _not_found(method: str, path: str) -> Reply:
+    return openai_error(404, f"Invalid URL ({method} {path})", kind="invalid_request_error")
+
+
+# -- the row ---------------------------------------------------------------------------------
+
+
+def _synthesise(
+    ask: Ask, answer: Answer, fault: FaultKind | None, serial: str, _sse: bool
+) -> list[bytes] | Reply:
+    body = build_response(ask, answer, fault=fault, serial=serial, created_at=int(time.time()))
+    if ask.stream:
+        return [openai_event(kind, data) for kind, data in stream_events(body, serial=serial)]
+    return Reply(200, openai_json(body).encode())
+
+
+def _replays_stream(text: str) -> bool:
+    return "event: response." in text or '"type":"response.' in text
+
+
+def _replays_json(body: Mapping[str, Any]) -> bool:
+    return body.get("object") == "response" or str(body.get("id", "")).startswith("resp_")
+
+
+API = ProviderApi(
+    name="openai",
+    base_path="/v1",
+    match=exact_path("/v1/responses"),
+    authorised=lambda headers, _query: bearer_token(headers),
+    read_request=lambda body, _endpoint: read_request(body),
+    synthesise=_synthesise,
+    errors=ErrorShapes(
+        fault=_fault_reply,
+        bad_request=_bad_request,
+        unparseable_body=_unparseable_body,
+        missing_auth=_missing_auth,
+        not_found=_not_found,
+        proxy_page=CLOUDFLARE_PAGE,
+    ),
+    request_headers=lambda: {"x-request-id": f"req_{secrets.token_hex(16)}"},
+    replays_json=_replays_json,
+    replays_stream=_replays_stream,
+    answers_unknown_paths=True,
+)
+"""The OpenAI Responses API; paths no API serves get its 404."""

@@ -14,16 +14,35 @@ import html
 import itertools
 import json
 import random
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
+from router.emulator.apis.row import Endpoint, ErrorShapes, ProviderApi, bearer_token
 from router.emulator.catalogue import Answer
-from router.emulator.faults import FaultKind
+from router.emulator.fault_kinds import FaultKind, retry_after_header
 from router.emulator.ids import redirect_token, rng_for, vertex_response_id
 from router.emulator.json_values import SchemaFiller
+from router.emulator.reply import Reply, google_json
+from router.emulator.sse import vertex_frame
 from router.emulator.wire import Ask, BadRequest, JsonFormat
 
-__all__ = ["REDIRECT_PREFIX", "build_response", "read_request", "stream_chunks"]
+__all__ = [
+    "API",
+    "GOOGLE_FRONT_END_PAGE",
+    "REDIRECT_PREFIX",
+    "build_response",
+    "google_bad_request",
+    "google_delivery",
+    "google_error",
+    "google_fault_reply",
+    "google_match",
+    "google_not_found",
+    "google_unparseable_body",
+    "read_request",
+    "stream_chunks",
+]
 
 REDIRECT_PREFIX = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
 _SEARCH_TOOL_KEYS = frozenset(
@@ -335,3 +354,159 @@ def _rendered_content(queries: list[str], question: str) -> str:
         for q in queries
     )
     return f"{_ENTRY_POINT_STYLE}{chips}  </div>\n</div>\n"
+
+
+# -- errors: {"error": {"code", "message", "status"}}, shared with the Gemini API ------------
+
+_GOOGLE_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+_GOOGLE_MESSAGE = {
+    400: "Request contains an invalid argument.",
+    401: (
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login "
+        "cookie or other valid authentication credential. See "
+        "https://developers.google.com/identity/sign-in/web/devconsole-project."
+    ),
+    429: (
+        "Resource exhausted. Please try again later. Please refer to "
+        "https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details."
+    ),
+    500: "Internal error encountered.",
+    503: "The service is currently unavailable.",
+}
+GOOGLE_FRONT_END_PAGE = (
+    "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <meta name=viewport "
+    'content="initial-scale=1, minimum-scale=1, width=device-width">\n'
+    "  <title>Error {status} (Server Error)!!1</title>\n"
+    "  <a href=//www.google.com/><span id=logo aria-label=Google></span></a>\n"
+    "  <p><b>{status}.</b> <ins>That’s an error.</ins>\n"
+    "  <p>The server encountered a temporary error and could not complete your request."
+    "<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>\n"
+)
+"""The HTML error page of Google's front end, in front of Vertex AI and the Gemini API."""
+
+
+def google_error(
+    status: int,
+    message: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    details: list[dict[str, Any]] | None = None,
+) -> Reply:
+    """A Google API error reply with the canonical status name for the HTTP code."""
+    error: dict[str, Any] = {
+        "code": status,
+        "message": message or _GOOGLE_MESSAGE.get(status, "Unknown error."),
+        "status": _GOOGLE_STATUS.get(status, "UNKNOWN"),
+    }
+    if details:
+        error["details"] = details
+    return Reply(status, google_json({"error": error}).encode(), headers=headers or {})
+
+
+def google_fault_reply(status: int, retry_after_s: float | None, _model: str) -> Reply:
+    """A status fault as Google answers it: the canonical error, Retry-After when set."""
+    headers = {}
+    if retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(retry_after_s)
+    return google_error(status, headers=headers)
+
+
+def google_bad_request(message: str, _param: str | None, _code: str | None) -> Reply:
+    """HTTP 400 ``INVALID_ARGUMENT`` with the service's message."""
+    return google_error(400, message)
+
+
+def google_unparseable_body() -> Reply:
+    """HTTP 400 for a body that is not JSON."""
+    return google_error(400, "Invalid JSON payload received. Unexpected token.")
+
+
+def google_not_found(_method: str, path: str) -> Reply:
+    """HTTP 404 ``NOT_FOUND`` naming the path."""
+    return google_error(404, f"Requested entity was not found: {path}")
+
+
+# -- the row ---------------------------------------------------------------------------------
+
+_PATH = re.compile(
+    r"^/(?:v1|v1beta1)/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/"
+    r"(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
+)
+
+
+def google_match(pattern: re.Pattern[str]) -> Callable[[str, Mapping[str, str]], Endpoint | None]:
+    """A matcher for a ``models/{m}:generateContent`` path: the model and streaming in it."""
+
+    def match(path: str, query: Mapping[str, str]) -> Endpoint | None:
+        found = pattern.match(path)
+        if found is None:
+            return None
+        stream = found["method"] == "streamGenerateContent"
+        return Endpoint(found["model"], stream=stream, sse=stream and query.get("alt") == "sse")
+
+    return match
+
+
+def google_delivery(
+    ask: Ask,
+    body: Mapping[str, Any],
+    chunks: Callable[[Mapping[str, Any]], list[dict[str, Any]]],
+    *,
+    sse: bool,
+) -> list[bytes] | Reply:
+    """``body`` as one reply, or streamed: SSE frames, or without ``alt=sse`` one JSON array."""
+    if not ask.stream:
+        return Reply(200, google_json(body).encode())
+    if sse:
+        return [vertex_frame(chunk) for chunk in chunks(body)]
+    # Without alt=sse the stream is one JSON array, delivered element by element.
+    array = "[" + ",\r\n".join(google_json(chunk) for chunk in chunks(body)) + "]"
+    return Reply(200, array.encode())
+
+
+def _synthesise(
+    ask: Ask, answer: Answer, fault: FaultKind | None, serial: str, sse: bool
+) -> list[bytes] | Reply:
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    body = build_response(ask, answer, fault=fault, serial=serial, create_time=now)
+    return google_delivery(ask, body, lambda b: stream_chunks(b, serial=serial), sse=sse)
+
+
+def _authorised(headers: Mapping[str, str], _query: Mapping[str, str]) -> bool:
+    return bearer_token(headers) or bool(headers.get("x-goog-api-key"))
+
+
+def _replays_stream(text: str) -> bool:
+    return text.lstrip().startswith("data:") and '"candidates"' in text
+
+
+API = ProviderApi(
+    name="vertex",
+    base_path="",
+    match=google_match(_PATH),
+    claims_path=lambda path: "/publishers/" in path or path.startswith("/v1beta1"),
+    authorised=_authorised,
+    read_request=lambda body, endpoint: read_request(
+        body, model=endpoint.model, stream=endpoint.stream
+    ),
+    synthesise=_synthesise,
+    errors=ErrorShapes(
+        fault=google_fault_reply,
+        bad_request=google_bad_request,
+        unparseable_body=google_unparseable_body,
+        missing_auth=lambda: google_error(401),
+        not_found=google_not_found,
+        proxy_page=GOOGLE_FRONT_END_PAGE,
+    ),
+    replays_json=lambda body: isinstance(body.get("candidates"), list),
+    replays_stream=_replays_stream,
+)
+"""Vertex AI ``generateContent`` and ``streamGenerateContent``."""

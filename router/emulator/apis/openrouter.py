@@ -16,17 +16,27 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import Mapping
 from typing import Any
 
+from router.emulator.apis.openai_responses import _cited_text
+from router.emulator.apis.row import (
+    CLOUDFLARE_PAGE,
+    ErrorShapes,
+    ProviderApi,
+    bearer_token,
+    exact_path,
+)
 from router.emulator.catalogue import Answer
-from router.emulator.faults import FaultKind
+from router.emulator.fault_kinds import FaultKind, retry_after_header
 from router.emulator.ids import rng_for
 from router.emulator.json_values import SchemaFiller
-from router.emulator.openai_responses import _cited_text
+from router.emulator.reply import Reply, openai_json
+from router.emulator.sse import data_frame
 from router.emulator.wire import Ask, BadRequest, JsonFormat
 
-__all__ = ["PATH", "build_response", "read_request", "stream_chunks"]
+__all__ = ["API", "PATH", "build_response", "openrouter_error", "read_request", "stream_chunks"]
 
 PATH = "/api/v1/chat/completions"
 _NATIVE_SEARCH_PREFIX = "openai/"
@@ -201,3 +211,61 @@ def _chunk(
         "object": "chat.completion.chunk",
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
+
+
+# -- errors: {"error": {"message", "code"}} ---------------------------------------------------
+
+_ERROR_MESSAGES = {
+    400: "Provider returned error",
+    401: "No auth credentials found",
+    429: "Rate limit exceeded: too many requests. Please retry shortly.",
+    500: "Internal Server Error",
+    503: "No instances available",
+}
+
+
+def openrouter_error(status: int, message: str, *, headers: dict[str, str] | None = None) -> Reply:
+    """An OpenRouter error reply: ``{"error": {"message", "code"}}``."""
+    body = {"error": {"message": message, "code": status}}
+    return Reply(status, openai_json(body).encode(), headers=headers or {})
+
+
+def _fault_reply(status: int, retry_after_s: float | None, _model: str) -> Reply:
+    headers: dict[str, str] = {}
+    if retry_after_s is not None:
+        headers["Retry-After"] = retry_after_header(retry_after_s)
+    message = _ERROR_MESSAGES.get(status, _ERROR_MESSAGES[503])
+    return openrouter_error(status, message, headers=headers)
+
+
+# -- the row ---------------------------------------------------------------------------------
+
+
+def _synthesise(
+    ask: Ask, answer: Answer, fault: FaultKind | None, serial: str, _sse: bool
+) -> list[bytes] | Reply:
+    body = build_response(ask, answer, fault=fault, serial=serial, created=int(time.time()))
+    if ask.stream:
+        frames = [data_frame(chunk) for chunk in stream_chunks(body, serial=serial)]
+        return [*frames, b"data: [DONE]\n\n"]
+    return Reply(200, openai_json(body).encode())
+
+
+API = ProviderApi(
+    name="openrouter",
+    base_path="/api/v1",
+    match=exact_path(PATH),
+    claims_path=lambda path: path.startswith("/api/"),
+    authorised=lambda headers, _query: bearer_token(headers),
+    read_request=lambda body, _endpoint: read_request(body),
+    synthesise=_synthesise,
+    errors=ErrorShapes(
+        fault=_fault_reply,
+        bad_request=lambda message, _param, _code: openrouter_error(400, message),
+        unparseable_body=lambda: openrouter_error(400, "Invalid JSON body"),
+        missing_auth=lambda: openrouter_error(401, _ERROR_MESSAGES[401]),
+        not_found=lambda method, path: openrouter_error(404, f"Not Found ({method} {path})"),
+        proxy_page=CLOUDFLARE_PAGE,
+    ),
+)
+"""OpenRouter's chat completions with the web plugin."""
