@@ -46,10 +46,10 @@ class LocalEngine:
     from the job's settings (so an injected ``router`` cannot go with it). Workers are spawned,
     and a spawned process re-imports the calling script: a script that uses ``workers`` must
     call ``run_batch`` under ``if __name__ == "__main__":``. ``router`` routes every request in
-    this process (its settings are the job's default); ``tracer_provider`` traces the run and,
-    without a ``router``, the one built for it. ``worker_setup``, a picklable function, runs at
-    the start of each worker (configure the OpenTelemetry SDK there, so that the workers' spans
-    continue the run's trace).
+    this process (its settings are the job's default) and traces the run with its own tracing;
+    without one, ``tracer_provider`` traces the run and the router built for it.
+    ``worker_setup``, a picklable function, runs at the start of each worker (configure the
+    OpenTelemetry SDK there, so that the workers' spans continue the run's trace).
     """
 
     workers: int = 1
