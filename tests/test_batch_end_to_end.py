@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from router.batch import run_batch
+from router.batch import LocalEngine, run_batch
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.router import UnifiedLLMAdapter
@@ -112,7 +112,10 @@ def test_batch_outcomes_match_the_fault_plan(size: int, emulator: Emulator, tmp_
     expected = write_plan(tmp_path / "in.jsonl", size)
     out = tmp_path / "out.jsonl"
     summary = run_batch(
-        tmp_path / "in.jsonl", out, router=UnifiedLLMAdapter(settings_for(emulator)), concurrency=32
+        tmp_path / "in.jsonl",
+        out,
+        concurrency=32,
+        engine=LocalEngine(router=UnifiedLLMAdapter(settings_for(emulator))),
     )
     assert_matches_plan(out, expected)
     assert summary.done == size
@@ -126,7 +129,11 @@ def test_worker_processes_give_the_same_rows(emulator: Emulator, tmp_path: Path)
     expected = write_plan(tmp_path / "in.jsonl", 200)
     out = tmp_path / "out.jsonl"
     summary = run_batch(
-        tmp_path / "in.jsonl", out, settings=settings_for(emulator), concurrency=16, workers=2
+        tmp_path / "in.jsonl",
+        out,
+        settings=settings_for(emulator),
+        concurrency=16,
+        engine=LocalEngine(workers=2),
     )
     assert_matches_plan(out, expected)
     assert summary.done == 200

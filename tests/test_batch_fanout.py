@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from router.batch import run_batch
+from router.batch import LocalEngine, run_batch
 from router.cli import main
 from router.emulated import emulated_settings
 from router.emulator import Emulator
@@ -189,7 +189,11 @@ def test_worker_processes_route_fanout_lines(emulator: Emulator, tmp_path: Path)
     expected = write_plan(tmp_path / "in.jsonl", 30)
     out = tmp_path / "out.jsonl"
     summary = run_batch(
-        tmp_path / "in.jsonl", out, settings=settings_for(emulator), concurrency=8, workers=2
+        tmp_path / "in.jsonl",
+        out,
+        settings=settings_for(emulator),
+        concurrency=8,
+        engine=LocalEngine(workers=2),
     )
     assert_matches_plan(out, expected)
     assert summary.fanout_rows == 24

@@ -99,7 +99,7 @@ def test_the_graph_is_read() -> None:
     graph = import_graph()
     assert "adapters.registry" in graph["router.router"]
     assert "router.errors" in graph["router.types"]
-    assert "router.batch.limits" in graph["router.batch.workers"]
+    assert "router.batch.limits" in graph["router.batch.local_engine.workers"]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

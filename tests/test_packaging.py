@@ -119,7 +119,15 @@ PUBLIC_NAMES = {
         "route",
         "stream",
     },
-    "router.batch": {"BatchStats", "BatchSummary", "ProgressCallback", "arun_batch", "run_batch"},
+    "router.batch": {
+        "BatchStats",
+        "BatchSummary",
+        "LocalEngine",
+        "ProgressCallback",
+        "RayEngine",
+        "arun_batch",
+        "run_batch",
+    },
     # DESIGN.md names the extractors by these modules; the providers live in their packages.
     "adapters.openai_adapter": {
         "OpenAIAdapter",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import base64
+import json
 import re
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ import pytest
 from router import LLMResponse
 from router import router as process_router
 from router.emulator import Emulator
-from support.emulated import cli_environment
+from support.emulated import cli_environment, grounded_request
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = Path(__file__).parent / "data" / "recorded"
@@ -115,6 +116,25 @@ def test_fan_out_example_aggregates_two_providers(reader: dict[str, Any]) -> Non
     assert set(result.responses) == {"openai", "vertex"}
     assert result.aggregate.entries
     assert [pair["providers"] for pair in result.aggregate.agreement] == [["openai", "vertex"]]
+
+
+def test_batch_example_runs_every_line_through_the_local_engine(
+    reader: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run_batch`` with ``engine=LocalEngine()`` writes one row per line and prints the count."""
+    questions = ["capital of France", "tallest mountain", "longest river"]
+    Path("requests.jsonl").write_text(
+        "".join(
+            json.dumps(grounded_request("openai", question, request_id=f"q{number}")) + "\n"
+            for number, question in enumerate(questions)
+        )
+    )
+    run_example(readme_example("engine=LocalEngine()"), reader)
+    rows = [json.loads(line) for line in Path("results.jsonl").read_text().splitlines()]
+    assert sorted(row["request_id"] for row in rows) == ["q0", "q1", "q2"]
+    assert all(row["ok"] for row in rows)
+    assert reader["summary"].done == 3
+    assert capsys.readouterr().out.splitlines()[-1] == "3 {'ok': 3}"
 
 
 def test_anthropic_documents_example(reader: dict[str, Any], emulator: Emulator) -> None:

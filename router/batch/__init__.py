@@ -1,8 +1,10 @@
 """The JSONL batch runner: REQUIRED-grounding jobs at volume, one output row per input line.
 
-``run_batch`` / ``arun_batch`` (:mod:`router.batch.runner`) read requests (:mod:`.input`), route
-them in this process or in worker processes (:mod:`.workers`) under per-vendor rate limits
-(:mod:`.limits`), write one row each (:mod:`.output`) and count outcomes (:mod:`.stats`).
+``run_batch`` / ``arun_batch`` (:mod:`router.batch.runner`) read requests (:mod:`.input`), have
+an engine route them under per-vendor rate limits (:mod:`.limits`), write one row each
+(:mod:`.output`) and count outcomes (:mod:`.stats`). The engine is a value (:mod:`.job`):
+``LocalEngine`` (:mod:`.local_engine`: this process, or worker processes) or ``RayEngine``
+(:mod:`.ray_engine`: a Ray cluster).
 Importing this package loads none of them: the names below are imported on first access.
 """
 
@@ -12,15 +14,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from router.batch.runner import ProgressCallback, arun_batch, run_batch
+    from router.batch.job import ProgressCallback
+    from router.batch.local_engine import LocalEngine
+    from router.batch.ray_engine import RayEngine
+    from router.batch.runner import arun_batch, run_batch
     from router.batch.stats import BatchStats, BatchSummary
 
-__all__ = ["BatchStats", "BatchSummary", "ProgressCallback", "arun_batch", "run_batch"]
+__all__ = [
+    "BatchStats",
+    "BatchSummary",
+    "LocalEngine",
+    "ProgressCallback",
+    "RayEngine",
+    "arun_batch",
+    "run_batch",
+]
 
 _EXPORTS: dict[str, str] = {
     "BatchStats": "router.batch.stats",
     "BatchSummary": "router.batch.stats",
-    "ProgressCallback": "router.batch.runner",
+    "LocalEngine": "router.batch.local_engine",
+    "ProgressCallback": "router.batch.job",
+    "RayEngine": "router.batch.ray_engine",
     "arun_batch": "router.batch.runner",
     "run_batch": "router.batch.runner",
 }

@@ -29,7 +29,7 @@ Only host-level facts are cached, in ``domains`` and ``source_types``, because h
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -134,6 +134,87 @@ def _end_site(parsed: CanonicalUrl | None) -> tuple[_EndSite | None, bool]:
     return None, False
 
 
+class _Clues(NamedTuple):
+    """What a citation offers beyond its URL's own end site: what the sources below read."""
+
+    url: str | None
+    canonical: CanonicalUrl | None
+    """``url`` parsed as http(s), or None."""
+    redirect: CanonicalUrl | None
+    """``canonical`` when it is a redirect link with no end site in it, else None."""
+    nested_urls: Sequence[str | None]
+    resolved_url: str | None
+    domain_hint: str | None
+    title: str | None
+    """The title as the citation shows it (sanitized)."""
+
+
+class _Found(NamedTuple):
+    """A domain, how it was found, and the end-site URL it is the domain of (if a URL gave it)."""
+
+    domain: str
+    how: str
+    end_site: _EndSite | None = None
+
+
+_NOTHING = _Found("", "none")
+
+
+def _nested_url(clues: _Clues) -> _Found | None:
+    """Step 2: the first nested URL of the provider object that is an end site."""
+    for nested in clues.nested_urls:
+        site = _end_site(parse_url(nested))[0]
+        if site is not None:
+            return _Found(site[1].registrable, "nested_url", site)
+    return None
+
+
+def _resolved(clues: _Clues) -> _Found | None:
+    """Step 3: where the redirect resolver found the link to lead."""
+    if clues.resolved_url is None:
+        return None
+    site = _end_site(parse_url(clues.resolved_url))[0]
+    return None if site is None else _Found(site[1].registrable, "resolved", site)
+
+
+def _url_host(clues: _Clues) -> _Found | None:
+    """Step 4: the host of a URL that is not http(s); never a script or data URL's."""
+    if clues.canonical is not None or clues.url is None:
+        return None
+    return _Found(_domain_of_host(source_host(clues.url)), "url_host")
+
+
+def _domain_hint(clues: _Clues) -> _Found | None:
+    """Step 5: the provider's own domain field."""
+    hint = clues.domain_hint
+    return None if hint is None else _Found(_domain_of_name(hint), "domain_hint")
+
+
+def _title(clues: _Clues) -> _Found | None:
+    """Step 6: the title, when it is a bare domain."""
+    title = clues.title
+    return None if title is None else _Found(_domain_of_name(title), "title")
+
+
+def _redirector(clues: _Clues) -> _Found | None:
+    """Step 7, the last resort: the redirector's own domain."""
+    redirect = clues.redirect
+    return (
+        None if redirect is None else _Found(_host_facts(redirect.host).registrable, "redirector")
+    )
+
+
+_DOMAIN_SOURCES: tuple[Callable[[_Clues], _Found | None], ...] = (
+    _nested_url,
+    _resolved,
+    _url_host,
+    _domain_hint,
+    _title,
+    _redirector,
+)
+"""Steps 2 to 7 of the module docstring, in its order: the first with a domain gives it."""
+
+
 def derive(
     url: str | None,
     title: str | None,
@@ -144,58 +225,54 @@ def derive(
     source_type: SourceType | None,
 ) -> Derived:
     """The URL, dedup key, domain, title and type of a citation (see the module docstring)."""
-    redirect: CanonicalUrl | None = None
-    end_site: _EndSite | None = None
-    how = "url"
+    clean_title = sanitize_text(title, limit=TITLE_LIMIT) if title is not None else None
     canonical = parse_url(url)
+    # Step 1: the URL itself is an end site, or wraps one.
     if canonical is not None:
         facts = _host_facts(canonical.host)
         if not facts.redirectors:  # the common case: no redirector lives on this host
-            end_site = (canonical, facts)
-        else:
-            end_site, unwrapped = _end_site(canonical)
-            if end_site is None:
-                redirect = canonical
-            elif unwrapped:
-                how = "unwrapped"
-    if end_site is None:
-        for nested in nested_urls:
-            end_site = _end_site(parse_url(nested))[0]
-            if end_site is not None:
-                how = "nested_url"
-                break
-    if end_site is None and resolved_url is not None:
-        end_site = _end_site(parse_url(resolved_url))[0]
-        how = "resolved"
-
-    domain = end_site[1].registrable if end_site is not None else ""
-    if canonical is None and url is not None and end_site is None:
-        domain = _domain_of_host(source_host(url))
-        if domain:
-            how = "url_host"
-    clean_title = sanitize_text(title, limit=TITLE_LIMIT) if title is not None else None
-    if not domain and domain_hint is not None:
-        domain = _domain_of_name(domain_hint)
-        if domain:
-            how = "domain_hint"
-    if not domain and clean_title is not None:
-        domain = _domain_of_name(clean_title)
-        if domain:
-            how = "title"
-    flag = NOT_REDIRECT if end_site is not None or redirect is None else REDIRECT_LINK
-    if not domain and redirect is not None:
-        domain, how = _host_facts(redirect.host).registrable, "redirector"
-        flag = REDIRECT_ONLY
-    if domain and source_type is None:
+            found = tuple.__new__(_Found, (facts.registrable, "url", (canonical, facts)))
+            return _derived(found, None, clean_title, source_type)
+        end_site, unwrapped = _end_site(canonical)
         if end_site is not None:
-            source_type = classify_end_site(end_site[1].kinds, end_site[0].path, clean_title)
+            how = "unwrapped" if unwrapped else "url"
+            found = tuple.__new__(_Found, (end_site[1].registrable, how, end_site))
+            return _derived(found, None, clean_title, source_type)
+    clues = tuple.__new__(
+        _Clues, (url, canonical, canonical, nested_urls, resolved_url, domain_hint, clean_title)
+    )
+    for source in _DOMAIN_SOURCES:
+        found_by = source(clues)
+        if found_by is not None and found_by.domain:
+            return _derived(found_by, canonical, clean_title, source_type)
+    return _derived(_NOTHING, canonical, clean_title, source_type)
+
+
+def _derived(
+    found: _Found,
+    redirect: CanonicalUrl | None,
+    title: str | None,
+    source_type: SourceType | None,
+) -> Derived:
+    """The citation's fields once its domain is found: the URL shown, the flag, the type."""
+    end_site = found.end_site
+    if end_site is not None:
+        shown: CanonicalUrl | None = end_site[0]
+        flag = NOT_REDIRECT
+    elif redirect is None:
+        shown, flag = None, NOT_REDIRECT
+    else:
+        shown = redirect
+        flag = REDIRECT_ONLY if found.how == "redirector" else REDIRECT_LINK
+    if source_type is None and found.domain:
+        if end_site is not None:
+            source_type = classify_end_site(end_site[1].kinds, end_site[0].path, title)
         elif flag == REDIRECT_ONLY:
             source_type = "unknown"
         else:  # the domain came from a hint or the title: what its home page would be
-            source_type = classify_end_site(_host_facts(domain).kinds, "", clean_title)
-    shown = end_site[0] if end_site is not None else redirect
+            source_type = classify_end_site(_host_facts(found.domain).kinds, "", title)
     url_shown, key = (shown.url, canonical_dedup_key(shown)) if shown is not None else (None, None)
     # tuple.__new__ skips the NamedTuple's Python-level __new__: this runs once per citation.
     return tuple.__new__(
-        Derived, (url_shown, key, domain, clean_title, source_type or "unknown", flag, how)
+        Derived, (url_shown, key, found.domain, title, source_type or "unknown", flag, found.how)
     )

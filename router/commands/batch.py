@@ -11,6 +11,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from router.batch.job import BatchEngine
 from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
 
@@ -208,6 +209,28 @@ def _quiet_ray() -> None:
     warnings.filterwarnings("ignore", message=_RAY_POOL_ADVICE, category=UserWarning)
 
 
+def _engine(args: argparse.Namespace) -> BatchEngine:
+    """The engine the flags ask for; a flag of the other engine is a mistake worth saying."""
+    from router.batch import LocalEngine, RayEngine
+
+    if args.engine == "ray":
+        if args.workers != 1:
+            raise ValueError(
+                "--workers is the local engine's: with --engine ray, --actors MIN:MAX sizes "
+                "the pool that routes"
+            )
+        return RayEngine(address=args.ray_address, actors=args.actors, checkpoint=args.checkpoint)
+    ray_flags = {
+        "--ray-address": args.ray_address,
+        "--actors": args.actors,
+        "--checkpoint": args.checkpoint,
+    }
+    given = [flag for flag, value in ray_flags.items() if value is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)}: for --engine ray only")
+    return LocalEngine(workers=args.workers)
+
+
 async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
     from router.batch import arun_batch
 
@@ -234,11 +257,7 @@ async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
             stop=stop,
             grace_s=args.grace_s,
             on_progress=progress,  # type: ignore[arg-type]
-            workers=args.workers,
-            engine=args.engine,
-            ray_address=args.ray_address,
-            actors=args.actors,
-            checkpoint=args.checkpoint,
+            engine=_engine(args),
         )
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):

@@ -168,7 +168,9 @@ def run_on_ray(source: Path, emulator: EmulatorAddresses, concurrency: int) -> d
     started = time.perf_counter()
     connect(None)
     cluster_s = time.perf_counter() - started
-    run_to_the_end(source, emulator, concurrency, engine="ray")
+    from router.batch import RayEngine
+
+    run_to_the_end(source, emulator, concurrency, engine=RayEngine())
     return {"wall_s": time.perf_counter() - started, "cluster_s": cluster_s}
 
 
@@ -198,7 +200,7 @@ def run_variant(
         return run_on_ray(source, emulator, concurrency)
     # Start-up is not throughput: the SDK, aiohttp and the router are imported before the clock
     # starts, for every way alike (worker processes of --workers 2 start within it).
-    import router.batch  # noqa: F401
+    from router.batch import LocalEngine
 
     with source.open() as lines:
         raw_ways(json.loads(next(lines))["vendor"])  # makes (and closes) every raw client
@@ -206,7 +208,8 @@ def run_variant(
     if variant in RAW_WAYS:
         asyncio.run(raw(variant, source, emulator, concurrency))
     else:
-        run_to_the_end(source, emulator, concurrency, workers=2 if variant == "workers" else 1)
+        workers = 2 if variant == "workers" else 1
+        run_to_the_end(source, emulator, concurrency, engine=LocalEngine(workers=workers))
     wall = time.perf_counter() - started
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

@@ -1,11 +1,11 @@
 """The Ray Data engine of the batch runner: the same rows, routed on a Ray cluster.
 
-``run_batch(..., engine="ray")`` and ``grounding-router batch --engine ray`` read the input with
-a Ray read task, route it on an autoscaling pool of actors (one router each), write the rows as
-JSONL shards with Ray write tasks, and resume from Ray Data's row-level checkpoint keyed by
-``request_id``. Ray is an optional extra (``pip install 'grounding-router[ray]'``): nothing here
-imports it until a job starts, and :func:`run_ray_batch` raises :class:`RayUnavailableError`
-naming the extra when it is missing.
+``run_batch(..., engine=RayEngine(...))`` (:mod:`.engine`) and ``grounding-router batch --engine
+ray`` read the input with a Ray read task, route it on an autoscaling pool of actors (one router
+each), write the rows as JSONL shards with Ray write tasks, and resume from Ray Data's row-level
+checkpoint keyed by ``request_id``. Ray is an optional extra (``pip install
+'grounding-router[ray]'``): nothing here imports it until a job starts, and
+:func:`run_ray_batch` raises :class:`RayUnavailableError` naming the extra when it is missing.
 
 What is guaranteed: every request_id of the input ends up in exactly one row of the output, over
 any number of runs killed at any point and run again with ``resume``. Ray Data's checkpoint
@@ -17,28 +17,11 @@ not committed (the run or a node died first) is made again by the run that write
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from router.batch.ray_engine.engine import (
+    INSTALL_HINT,
+    RayEngine,
+    RayUnavailableError,
+    run_ray_batch,
+)
 
-if TYPE_CHECKING:
-    from router.batch.stats import BatchSummary
-
-__all__ = ["INSTALL_HINT", "RayUnavailableError", "run_ray_batch"]
-
-INSTALL_HINT = "pip install 'grounding-router[ray]'"
-
-
-class RayUnavailableError(RuntimeError):
-    """Ray Data is not installed; the message says how to install it."""
-
-
-def run_ray_batch(source: str, output: str, **options: Any) -> BatchSummary:
-    """Run a batch job on Ray (see :func:`router.batch.ray_engine.job.run_job`)."""
-    try:
-        import ray.data  # noqa: F401
-    except ImportError as exc:
-        raise RayUnavailableError(
-            f"the Ray engine needs Ray Data, which is not installed: {INSTALL_HINT}"
-        ) from exc
-    from router.batch.ray_engine.job import run_job
-
-    return run_job(source, output, **options)
+__all__ = ["INSTALL_HINT", "RayEngine", "RayUnavailableError", "run_ray_batch"]

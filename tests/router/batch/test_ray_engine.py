@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from router.batch import run_batch
+from router.batch import RayEngine, run_batch
 from router.batch.ray_engine.layout import plan_layout
 from router.batch.stats import BatchSummary
 from router.emulated import emulated_settings
@@ -63,9 +63,12 @@ def settings_for(emulator: Emulator) -> RouterSettings:
     )
 
 
-def run_on_ray(source: Path, output: Path, emulator: Emulator, **options: Any) -> Any:
-    options = {"concurrency": 16, "actors": (2, 2), **options}
-    return run_batch(source, output, settings=settings_for(emulator), engine="ray", **options)
+def run_on_ray(
+    source: Path, output: Path, emulator: Emulator, actors: tuple[int, int] = (2, 2), **options: Any
+) -> Any:
+    options = {"concurrency": 16, **options}
+    engine = RayEngine(actors=actors)
+    return run_batch(source, output, settings=settings_for(emulator), engine=engine, **options)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from router.batch import run_batch
+from router.batch import RayEngine, run_batch
 from router.batch.ray_engine.layout import plan_layout
 from router.emulated import emulated_settings
 from router.emulator import Emulator
@@ -88,10 +88,9 @@ def test_a_node_lost_mid_run_loses_and_repeats_no_row(
             tmp_path / "in.jsonl",
             out,
             settings=settings,
-            engine="ray",
-            actors=(2, 2),
             concurrency=8,
             on_progress=remove_a_node_once,
+            engine=RayEngine(actors=(2, 2)),
         )
     finally:
         emulator.latency_s = 0.0

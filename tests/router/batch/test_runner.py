@@ -22,7 +22,7 @@ from router import (
     RouterSettings,
     UnifiedLLMAdapter,
 )
-from router.batch import arun_batch, run_batch
+from router.batch import LocalEngine, arun_batch, run_batch
 from router.batch.input import derive_request_id
 from router.batch.stats import BatchStats
 from support.citations import domain_citation
@@ -112,7 +112,9 @@ def mixed_input(tmp_path: Path) -> Path:
 def test_every_line_gets_exactly_one_row(tmp_path: Path) -> None:
     """Each non-blank line produces one row; ids never repeat; outcomes are typed."""
     out = tmp_path / "out.jsonl"
-    summary = run_batch(mixed_input(tmp_path), out, router=make_router(PromptDrivenAdapter()))
+    summary = run_batch(
+        mixed_input(tmp_path), out, engine=LocalEngine(router=make_router(PromptDrivenAdapter()))
+    )
     rows = {row["request_id"]: row for row in read_rows(out)}
     assert len(rows) == 7 == summary.done == summary.total
     assert rows["a"]["ok"] is True
@@ -153,8 +155,10 @@ def test_existing_output_needs_resume_or_overwrite(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     out.write_text('{"request_id": "x", "ok": true}\n')
     with pytest.raises(FileExistsError, match="resume"):
-        run_batch(source, out, router=make_router(PromptDrivenAdapter()))
-    run_batch(source, out, router=make_router(PromptDrivenAdapter()), overwrite=True)
+        run_batch(source, out, engine=LocalEngine(router=make_router(PromptDrivenAdapter())))
+    run_batch(
+        source, out, overwrite=True, engine=LocalEngine(router=make_router(PromptDrivenAdapter()))
+    )
     assert "x" not in {row["request_id"] for row in read_rows(out)}
 
 
@@ -162,11 +166,11 @@ def test_resume_skips_done_ids_and_cuts_a_partial_line(tmp_path: Path) -> None:
     """A killed run (complete rows plus half a row) resumed ends with every id exactly once."""
     source = write_input(tmp_path / "in.jsonl", [line(f"q{i}", f"id{i}") for i in range(20)])
     out = tmp_path / "out.jsonl"
-    run_batch(source, out, router=make_router(PromptDrivenAdapter()))
+    run_batch(source, out, engine=LocalEngine(router=make_router(PromptDrivenAdapter())))
     complete = out.read_text().splitlines(keepends=True)
     out.write_text("".join(complete[:8]) + complete[8][:25])  # the kill hit mid-row
     adapter = PromptDrivenAdapter()
-    summary = run_batch(source, out, router=make_router(adapter), resume=True)
+    summary = run_batch(source, out, resume=True, engine=LocalEngine(router=make_router(adapter)))
     ids = [row["request_id"] for row in read_rows(out)]
     assert sorted(ids) == sorted(f"id{i}" for i in range(20))
     assert summary.skipped == 8
@@ -186,14 +190,16 @@ async def test_stop_finishes_in_flight_and_resume_completes(tmp_path: Path) -> N
     first = await arun_batch(
         source,
         out,
-        router=make_router(PromptDrivenAdapter()),
         concurrency=4,
         stop=stop,
         on_progress=stop_after_ten,
+        engine=LocalEngine(router=make_router(PromptDrivenAdapter())),
     )
     assert first.interrupted
     assert 10 <= first.done < 50
-    await arun_batch(source, out, router=make_router(PromptDrivenAdapter()), resume=True)
+    await arun_batch(
+        source, out, resume=True, engine=LocalEngine(router=make_router(PromptDrivenAdapter()))
+    )
     ids = [row["request_id"] for row in read_rows(out)]
     assert sorted(ids) == sorted(f"id{i}" for i in range(50))
 
@@ -207,7 +213,12 @@ async def test_stop_cancels_work_past_the_grace_period(tmp_path: Path) -> None:
     stop = asyncio.Event()
     asyncio.get_running_loop().call_soon(stop.set)
     summary = await arun_batch(
-        source, out, router=make_router(adapter), concurrency=2, stop=stop, grace_s=0.0
+        source,
+        out,
+        concurrency=2,
+        stop=stop,
+        grace_s=0.0,
+        engine=LocalEngine(router=make_router(adapter)),
     )
     assert summary.interrupted
     assert summary.done == 0
@@ -220,7 +231,11 @@ def test_summary_counts_grounding_and_domains(tmp_path: Path) -> None:
         tmp_path / "in.jsonl",
         [line("about de", "1"), line("about de too", "2"), line("other", "3")],
     )
-    summary = run_batch(source, tmp_path / "out.jsonl", router=make_router(PromptDrivenAdapter()))
+    summary = run_batch(
+        source,
+        tmp_path / "out.jsonl",
+        engine=LocalEngine(router=make_router(PromptDrivenAdapter())),
+    )
     assert summary.grounded_rate == 1.0
     assert summary.citations_per_answer == 1.0
     assert summary.top_domains == [("example.de", 2), ("example.com", 1)]
@@ -242,7 +257,11 @@ def test_input_is_streamed_not_read_whole(tmp_path: Path) -> None:
     input_bytes = source.stat().st_size
     tracemalloc.start()
     try:
-        run_batch(source, tmp_path / "out.jsonl", router=make_router(PromptDrivenAdapter()))
+        run_batch(
+            source,
+            tmp_path / "out.jsonl",
+            engine=LocalEngine(router=make_router(PromptDrivenAdapter())),
+        )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -255,18 +274,23 @@ def test_invalid_options_are_refused(tmp_path: Path) -> None:
     source = mixed_input(tmp_path)
     router = make_router(PromptDrivenAdapter())
     with pytest.raises(FileNotFoundError, match="input file not found"):
-        run_batch(tmp_path / "missing.jsonl", tmp_path / "o1.jsonl", router=router)
+        run_batch(
+            tmp_path / "missing.jsonl", tmp_path / "o1.jsonl", engine=LocalEngine(router=router)
+        )
     with pytest.raises(ValueError, match="concurrency"):
-        run_batch(source, tmp_path / "o2.jsonl", router=router, concurrency=0)
+        run_batch(source, tmp_path / "o2.jsonl", concurrency=0, engine=LocalEngine(router=router))
     with pytest.raises(ValueError, match="max_rps"):
-        run_batch(source, tmp_path / "o3.jsonl", router=router, max_rps=0)
+        run_batch(source, tmp_path / "o3.jsonl", max_rps=0, engine=LocalEngine(router=router))
 
 
 def test_rate_limited_run_still_completes(tmp_path: Path) -> None:
     """With a per-vendor rate limit every request still gets its row."""
     source = write_input(tmp_path / "in.jsonl", [line(f"q{i}", f"id{i}") for i in range(5)])
     summary = run_batch(
-        source, tmp_path / "out.jsonl", router=make_router(PromptDrivenAdapter()), max_rps=1000
+        source,
+        tmp_path / "out.jsonl",
+        max_rps=1000,
+        engine=LocalEngine(router=make_router(PromptDrivenAdapter())),
     )
     assert summary.done == 5
 
@@ -274,7 +298,11 @@ def test_rate_limited_run_still_completes(tmp_path: Path) -> None:
 def test_required_failure_row_keeps_forensics(tmp_path: Path) -> None:
     """A REQUIRED failure row says whether the model searched and how much it cited."""
     source = write_input(tmp_path / "in.jsonl", [line("nosearch", "n")])
-    run_batch(source, tmp_path / "out.jsonl", router=make_router(PromptDrivenAdapter()))
+    run_batch(
+        source,
+        tmp_path / "out.jsonl",
+        engine=LocalEngine(router=make_router(PromptDrivenAdapter())),
+    )
     (row,) = read_rows(tmp_path / "out.jsonl")
     assert row["error"]["grounded_effective"] is False
     assert row["error"]["citation_count"] == 0
@@ -286,9 +314,9 @@ def test_a_blank_request_id_is_answered_once_however_often_resumed(tmp_path: Pat
     source = write_input(tmp_path / "in.jsonl", [line("blank id", "   "), line("given", "g")])
     out = tmp_path / "out.jsonl"
     adapter = PromptDrivenAdapter()
-    run_batch(source, out, router=make_router(adapter))
+    run_batch(source, out, engine=LocalEngine(router=make_router(adapter)))
     for _ in range(3):
-        run_batch(source, out, router=make_router(adapter), resume=True)
+        run_batch(source, out, resume=True, engine=LocalEngine(router=make_router(adapter)))
     rows = read_rows(out)
     assert len(rows) == 2
     assert rows[0]["request_id"].startswith("line1-")
@@ -303,10 +331,10 @@ def test_a_real_id_shaped_like_a_renamed_duplicate_keeps_its_own_row(tmp_path: P
     )
     out = tmp_path / "out.jsonl"
     adapter = PromptDrivenAdapter()
-    run_batch(source, out, router=make_router(adapter))
+    run_batch(source, out, engine=LocalEngine(router=make_router(adapter)))
     kept = [row for row in out.read_text().splitlines(keepends=True) if '"a#line2"' not in row]
     out.write_text("".join(kept))  # as if killed before the real a#line2 was answered
-    run_batch(source, out, router=make_router(adapter), resume=True)
+    run_batch(source, out, resume=True, engine=LocalEngine(router=make_router(adapter)))
     rows = {row["request_id"]: row for row in read_rows(out)}
     assert sorted(rows) == ["a", "a#line2", "a#line2.2"]
     assert rows["a#line2"]["ok"] is True

@@ -9,7 +9,7 @@ import pytest
 
 from adapters.base import AdapterResult
 from router import LLMRequest, RouterSettings, UnifiedLLMAdapter
-from router.batch import run_batch
+from router.batch import LocalEngine, run_batch
 from router.batch.spend import Spend, SpendLedger
 from router.types import Usage
 from support.citations import domain_citation
@@ -73,7 +73,7 @@ def summary(tmp_path: Path) -> dict[str, object]:
         RouterSettings(_env_file=None),  # type: ignore[call-arg]
         adapters={"vertex": MeteredAdapter()},  # type: ignore[dict-item]
     )
-    result = run_batch(source, tmp_path / "out.jsonl", router=router)
+    result = run_batch(source, tmp_path / "out.jsonl", engine=LocalEngine(router=router))
     return result.to_dict()["cost"]  # type: ignore[no-any-return]
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from router.batch.local_engine.workers import _RowBatcher
 from router.batch.stats import row_facts
-from router.batch.workers import _RowBatcher
 from router.errors import RouterError
 
 FACTS = row_facts(error=RouterError("an example failure", reason="server_error"))

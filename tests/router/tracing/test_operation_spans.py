@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
 from router import UnifiedLLMAdapter, aroute_many, route_many
-from router.batch import run_batch
+from router.batch import LocalEngine, run_batch
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from support.emulated import MODELS, grounded_request
@@ -75,7 +75,9 @@ def test_a_batch_of_50_is_one_parent_span_over_50_call_spans(
     provider, exporter = in_memory_provider()
     source = write_requests(tmp_path / "in.jsonl", 50)
     router = UnifiedLLMAdapter(emulated_settings(emulator), tracer_provider=provider)
-    summary = run_batch(source, tmp_path / "out.jsonl", router=router, concurrency=8)
+    summary = run_batch(
+        source, tmp_path / "out.jsonl", concurrency=8, engine=LocalEngine(router=router)
+    )
     spans = list(exporter.get_finished_spans())
     (batch,) = [span for span in spans if span.name == "grounding_router.batch"]
     calls = children_of(batch, spans)
@@ -105,10 +107,8 @@ def test_worker_processes_continue_the_batch_trace(
         source,
         tmp_path / "out.jsonl",
         settings=emulated_settings(emulator),
-        workers=2,
         concurrency=4,
-        tracer_provider=provider,
-        worker_setup=worker_setup,
+        engine=LocalEngine(workers=2, tracer_provider=provider, worker_setup=worker_setup),
     )
     (batch,) = exporter.get_finished_spans()
     in_workers = read_worker_spans(spans_dir)

@@ -5,9 +5,9 @@ the providers do. With ``workers=N`` the parent streams the input into a bounded
 spawned workers route requests and send back finished rows, and the parent stays the only writer
 of the output file: the no-loss and exactly-once guarantees are those of a single-process run.
 
-Each worker begins with :func:`router.batch.lifecycle.enter_worker`: it logs like the parent,
-ignores SIGINT (the parent coordinates stops), and exits the moment the parent is gone, whatever
-it is doing then: nobody could take its rows, and a resumed run will redo what it had in flight.
+Each worker begins with :func:`.lifecycle.enter_worker`: it logs like the parent, ignores SIGINT
+(the parent coordinates stops), and exits the moment the parent is gone, whatever it is doing
+then: nobody could take its rows, and a resumed run will redo what it had in flight.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from router.batch.fanout_lines import (
     request_vendors,
 )
 from router.batch.input import BatchInput, BatchItem
-from router.batch.lifecycle import WorkerStart, enter_worker
+from router.batch.local_engine.lifecycle import WorkerStart, enter_worker
 from router.batch.output import ResultWriter, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
 from router.errors import RouterError
