@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     )
     from router.extraction import extract
     from router.fanout import FanoutResult, aroute_many, route_many
+    from router.grounding import (
+        GroundingPolicy,
+        GroundingReport,
+        lexical,
+        provider_confidence,
+        verify,
+    )
     from router.settings import RouterSettings
     from router.streaming import (
         CitationDelta,
@@ -35,6 +42,7 @@ if TYPE_CHECKING:
         TextDelta,
     )
     from router.types import (
+        Attribution,
         Citation,
         Cost,
         LLMRequest,
@@ -57,6 +65,12 @@ __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     "Aggregate": "router.aggregate",
+    "Attribution": "router.types",
+    "GroundingPolicy": "router.grounding",
+    "GroundingReport": "router.grounding",
+    "lexical": "router.grounding",
+    "provider_confidence": "router.grounding",
+    "verify": "router.grounding",
     "Citation": "router.types",
     "CitationDelta": "router.stream_events",
     "Completed": "router.stream_events",
@@ -97,6 +111,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Aggregate",
+    "Attribution",
     "Citation",
     "CitationDelta",
     "Completed",
@@ -104,6 +119,8 @@ __all__ = [
     "Cost",
     "FanoutError",
     "FanoutResult",
+    "GroundingPolicy",
+    "GroundingReport",
     "GroundingRequiredFailedError",
     "GroundingValidationError",
     "LLMRequest",
@@ -131,9 +148,12 @@ __all__ = [
     "aroute_many",
     "astream",
     "extract",
+    "lexical",
+    "provider_confidence",
     "route",
     "route_many",
     "stream",
+    "verify",
 ]
 
 

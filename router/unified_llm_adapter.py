@@ -40,6 +40,7 @@ from router.errors import (
     ResponseParseError,
     RouterError,
 )
+from router.grounding.enforce import policy_validator
 from router.logging import CallLogContext, grounding_debug_enabled, register_secret
 from router.nesting import nesting_depth
 from router.pricing import Metered, PriceBook
@@ -87,9 +88,10 @@ class UnifiedLLMAdapter:
     """Routes requests to provider adapters; safe to share between threads and tasks.
 
     ``adapters`` replaces the built-in adapter of a vendor (tests, custom transports);
-    ``validators`` replaces the grounding checks; ``sleep``/``async_sleep`` are what the retry
-    layer waits with, injectable so tests never wait; ``prices`` replaces the price book read
-    from the providers' tables and ``settings.prices``. A price file that cannot be read is a
+    ``validators`` replaces the grounding checks (a grounding policy is still enforced after
+    them); ``sleep``/``async_sleep`` are what the retry layer waits with, injectable so tests
+    never wait; ``prices`` replaces the price book read from the providers' tables and
+    ``settings.prices``. A price file that cannot be read is a
     ``ConfigurationError`` here, at construction. ``resolver`` replaces the
     ``RedirectResolver`` built from the settings; either is used only while
     ``settings.resolve_redirects`` is on. ``tracer_provider`` is the OpenTelemetry tracer
@@ -111,7 +113,8 @@ class UnifiedLLMAdapter:
         self.settings = settings if settings is not None else RouterSettings()
         self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
         self._adapters_lock = threading.Lock()
-        self._validators = tuple(validators)
+        # The grounding policy runs last, after the REQUIRED checks (DESIGN.md section 10).
+        self._validators = (*validators, policy_validator(self.settings.grounding_policy))
         self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
         self.prices = prices if prices is not None else PriceBook.load(self.settings.prices)
         self._resolver = resolver
