@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         Violation,
     )
     from router.grounding.scorers import Scorer, lexical, provider_confidence
-    from router.grounding.verify import verify
+    from router.grounding.verification import verify
 
 _EXPORTS: dict[str, str] = {
     "Claim": "router.grounding.report",
@@ -50,7 +50,7 @@ _EXPORTS: dict[str, str] = {
     "enforce_policy": "router.grounding.enforce",
     "lexical": "router.grounding.scorers",
     "provider_confidence": "router.grounding.scorers",
-    "verify": "router.grounding.verify",
+    "verify": "router.grounding.verification",
 }
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from router.errors import GroundingRequiredFailedError
-from router.grounding.verify import verify
+from router.grounding.verification import verify
 
 if TYPE_CHECKING:
     from router.grounding.report import GroundingPolicy

@@ -98,7 +98,7 @@ class GroundingPolicy(BaseModel):
 
 
 class GroundingReport(BaseModel):
-    """What :func:`router.grounding.verify` found, claim by claim, and the policy's verdict.
+    """What :func:`router.grounding.verification` found, claim by claim, and the policy's verdict.
 
     ``coverage`` is the share of the answer's non-blank characters inside cited claims;
     ``support_rate`` the share of scorable cited claims (verdict ``supported`` or
