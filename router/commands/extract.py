@@ -8,6 +8,7 @@ from pathlib import Path
 
 from adapters.registry import vendors
 from router.commands.exit_codes import ExitCode
+from router.commands.grounding_flags import add_verify_flag
 
 __all__ = ["register"]
 
@@ -19,7 +20,8 @@ stdin. What could not be read is printed as warnings; a reply that yields nothin
 
 examples:
   grounding-router extract reply.json --vendor openai
-  grounding-router extract stream.sse.txt --vendor vertex --json"""
+  grounding-router extract stream.sse.txt --vendor vertex --json
+  grounding-router extract reply.json --vendor anthropic --verify"""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--vendor", choices=vendors(), required=True, help="the provider that sent the reply"
     )
     parser.add_argument("--json", action="store_true", help="print the full LLMResponse as JSON")
+    add_verify_flag(parser)
     parser.set_defaults(run=run)
 
 
@@ -49,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"grounding-router extract: cannot read {args.file}: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     response = extract(args.vendor, reply)
+    if args.verify:
+        from router.grounding.verification import verify
+
+        response.grounding = verify(response)
     print_response(response, as_json=args.json)
     if not response.content and not response.citations:
         return ExitCode.RESPONSE_UNUSABLE
