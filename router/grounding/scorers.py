@@ -8,8 +8,9 @@ a function of two strings that returns its entailment probability (give the func
 
 Built in:
 
-- :func:`lexical`: the share of the claim's content words (stemmed, case- and accent-folded,
-  stop words dropped) that the passage holds. No model: it tells whether the passage talks
+- :func:`lexical`: the share of the claim's content words (stemmed by Snowball's English
+  stemmer from PyStemmer, case- and accent-folded, stop words dropped) that the passage holds.
+  No model: it tells whether the passage talks
   about the same things, not whether it says the same about them ("rose" and "did not rise"
   share their content words; a paraphrase shares few).
 - :func:`provider_confidence`: the provider's own score for the attribution (Gemini's
@@ -21,9 +22,10 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["Scorer", "content_words", "lexical", "provider_confidence"]
@@ -51,21 +53,34 @@ _WORD = re.compile(
 )
 
 
-@cache
+_local = threading.local()  # a PyStemmer stemmer is not safe to share between threads
+
+
 def _stemmer() -> Any:
-    import snowballstemmer  # loaded on first use: `import router` stays light
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        import Stemmer  # loaded on first use: `import router` stays light
 
-    return snowballstemmer.stemmer("english")
+        stemmer = _local.stemmer = Stemmer.Stemmer("english")
+    return stemmer
 
 
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
+def _fold(text: str) -> str:
+    """Case-folded, accents dropped (NFKD without combining marks); ASCII passes as is."""
+    folded = text.casefold()
+    if folded.isascii():
+        return folded
+    decomposed = unicodedata.normalize("NFKD", folded)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+@lru_cache(maxsize=4096)
 def content_words(text: str) -> frozenset[str]:
-    """The stemmed, folded content words of ``text`` (stop words dropped)."""
-    words = [_fold(match) for match in _WORD.findall(text)]
+    """The stemmed, folded content words of ``text`` (stop words dropped).
+
+    Memoised: a passage quoted for several claims, or a reply verified again, is read once.
+    """
+    words = _WORD.findall(_fold(text))
     kept = [word for word in words if word not in _STOP_WORDS]
     return frozenset(_stemmer().stemWords(kept)) if kept else frozenset()
 
@@ -73,7 +88,7 @@ def content_words(text: str) -> frozenset[str]:
 def lexical(claim: str, passage: str) -> float:
     """The share of the claim's content words that the passage holds, in [0, 1].
 
-    Stemmed with the Snowball English stemmer (``snowballstemmer``), case- and accent-folded.
+    Stemmed with the Snowball English stemmer (PyStemmer), case- and accent-folded.
     A claim with no content word scores 0: there is nothing the passage could back.
     """
     wanted = content_words(claim)

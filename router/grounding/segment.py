@@ -6,13 +6,14 @@ a code span at ``. `` and may cut a link marker ``([site](url))`` at the dots of
 1. Fenced code blocks are claims of their own, kept whole (a sentence rule never cuts code).
 2. The rest is cut into blocks at blank lines, headings and list items; a heading or list
    marker is not part of its claim's text.
-3. Before a block goes to the segmenter, inline code spans and bare URLs are masked with
+3. Before the prose goes to the segmenter (once for all its blocks: each call has a set-up
+   cost), inline code spans and bare URLs are masked with
    letters, and citation markers (``([site](url))``, ``[3]``) with spaces, each of the same
    length: offsets stay put, nothing inside them ends a sentence, and a marker right after a
    full stop does not hide the stop ("city.[1][2] About" is two sentences).
-4. A citation marker belongs to the sentence it follows: markers that open a sentence are
-   moved to the end of the one before. Sentences are trimmed of surrounding whitespace; blank
-   ones are dropped.
+4. The segmenter's sentences are cut at the block boundaries. A citation marker belongs to the
+   sentence it follows: markers that open a sentence are moved to the end of the one before.
+   Sentences are trimmed of surrounding whitespace; blank ones are dropped.
 
 ``sentencex`` offsets count characters (code points), as ``content`` does; they are checked
 anyway, and a sentence whose offsets do not match its text is located by search instead.
@@ -39,14 +40,19 @@ _FENCE = re.compile(
     r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S
 )
 # A block marker at the start of a line: heading, list item, quote.
-_MARKER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?)+")
+_LINE_OPENER = re.compile(
+    r"^(?:[^\S\n]*$|(?P<marker>[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?)+))",
+    re.M,
+)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # Citation markers: a markdown link (in an optional parenthesised wrapper) or a numeric [3].
-_MARKER_TEXT = r"\(?\[[^\]\n]*\]\([^)\s]*\)\)?|\[\d{1,4}\]"
+# Each branch opens with a literal character, so the regex engine skips ahead to the candidates
+# (an optional opening parenthesis made every position one, at ten times the cost).
+_MARKER_TEXT = r"\(\[[^\]\n]*\]\([^)\s]*\)\)|\[(?:[^\]\n]*\]\([^)\s]*\)|\d{1,4}\])"
 _CITATION_MARKER = re.compile(_MARKER_TEXT)
 _LEADING_MARKERS = re.compile(rf"(?:\s*(?:{_MARKER_TEXT}))+")
 # Inline code spans and bare URLs: text the segmenter must not look inside.
-_OPAQUE = re.compile(r"(`+)[^`\n]*?\1|https?://\S+")
+_OPAQUE = re.compile(r"`(`*)[^`\n]*?`\1|https?://\S*[^\s.,;:!?)\]]")
 
 
 def segment_claims(content: str, *, language: str = "en") -> list[Segment]:
@@ -62,18 +68,40 @@ def segment_claims(content: str, *, language: str = "en") -> list[Segment]:
 
 
 def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator[Segment]:
-    for block_start, block_end in _blocks(content, start, end):
-        block = content[block_start:block_end]
-        markers = [match.span() for match in _CITATION_MARKER.finditer(block)]
-        masked = _CITATION_MARKER.sub(lambda m: " " * len(m.group()), block)
-        masked = _OPAQUE.sub(lambda m: "x" * len(m.group()), masked)
-        ranges = _sentences(masked, language)
-        for index in range(1, len(ranges)):
-            boundary = _after_markers(block, ranges[index][0], markers)
-            ranges[index - 1] = (ranges[index - 1][0], boundary)
-            ranges[index] = (boundary, max(boundary, ranges[index][1]))
-        for sentence_start, sentence_end in ranges:
-            yield _trimmed(content, block_start + sentence_start, block_start + sentence_end)
+    """The claims of the prose between two code fences: one segmenter call for all its blocks."""
+    region = content[start:end]
+    if not region.strip():
+        return
+    markers = [match.span() for match in _CITATION_MARKER.finditer(region)]
+    masked = _CITATION_MARKER.sub(_spaces, region) if markers else region
+    masked = _OPAQUE.sub(_letters, masked)
+    sentences = _sentences(masked, language)
+    cursor = 0
+    for block_start, block_end in _blocks(region, 0, len(region)):
+        while cursor < len(sentences) and sentences[cursor][1] <= block_start:
+            cursor += 1
+        pieces = []
+        index = cursor
+        while index < len(sentences) and sentences[index][0] < block_end:
+            piece_start = max(sentences[index][0], block_start)
+            piece_end = min(sentences[index][1], block_end)
+            if piece_start < piece_end:
+                pieces.append((piece_start, piece_end))
+            index += 1
+        for number in range(1, len(pieces)):
+            boundary = min(_after_markers(region, pieces[number][0], markers), block_end)
+            pieces[number - 1] = (pieces[number - 1][0], boundary)
+            pieces[number] = (boundary, max(boundary, pieces[number][1]))
+        for piece_start, piece_end in pieces:
+            yield _trimmed(content, start + piece_start, start + piece_end)
+
+
+def _spaces(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def _letters(match: re.Match[str]) -> str:
+    return "x" * len(match.group())
 
 
 def _after_markers(block: str, boundary: int, markers: list[tuple[int, int]]) -> int:
@@ -87,24 +115,23 @@ def _after_markers(block: str, boundary: int, markers: list[tuple[int, int]]) ->
 
 
 def _blocks(content: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Paragraph pieces between blank lines; each heading, list item or quote line opens one."""
+    """Paragraph pieces between blank lines; each heading, list item or quote line opens one.
+
+    Only blank and marker-led lines are visited (one regex scan), not every line of prose.
+    """
     block_start = start
-    line_start = start
-    while line_start < end:
-        newline = content.find("\n", line_start, end)
-        line_end = end if newline < 0 else newline
-        line = content[line_start:line_end]
-        marker = _MARKER.match(line)
-        if not line.strip():
-            yield block_start, line_start
+    for opener in _LINE_OPENER.finditer(content, start, end):
+        line_start = opener.start()
+        yield block_start, line_start
+        if opener.group("marker") is None:  # a blank line
+            block_start = opener.end()
+            continue
+        block_start = opener.end()
+        if opener.group("marker").lstrip().startswith("#"):  # a heading is a block of one line
+            newline = content.find("\n", block_start, end)
+            line_end = end if newline < 0 else newline
+            yield block_start, line_end
             block_start = line_end
-        elif marker is not None:
-            yield block_start, line_start
-            block_start = line_start + marker.end()
-            if line.lstrip().startswith("#"):  # a heading is a block of one line
-                yield block_start, line_end
-                block_start = line_end
-        line_start = line_end + 1
     yield block_start, end
 
 

@@ -8,6 +8,7 @@ citations' spans instead, one attribution per span, with the citation's ``cited_
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
@@ -20,6 +21,7 @@ from router.types import Attribution, Citation, LLMResponse
 __all__ = ["cited_sources", "response_attributions", "verify"]
 
 DEFAULT_SUPPORT_THRESHOLD = 0.5
+_BLANKS = re.compile(r"\s")
 
 
 def verify(
@@ -38,8 +40,9 @@ def verify(
     threshold = policy.support_threshold if policy is not None else DEFAULT_SUPPORT_THRESHOLD
     content = response.content
     attributions = response_attributions(response)
+    spans = [(a["start"], a["end"]) for a in attributions]
     claims = [
-        _claim(segment, _overlapping(segment, attributions), attributions, score, threshold)
+        _claim(segment, _overlapping(segment, spans), attributions, score, threshold)
         for segment in segment_claims(content)
     ]
     counts: dict[Verdict, int] = {"supported": 0, "unsupported": 0, "uncited": 0, "unknown": 0}
@@ -47,7 +50,8 @@ def verify(
         counts[claim.verdict] += 1
     scorable = counts["supported"] + counts["unsupported"]
     sources = cited_sources(response.citations, attributions)
-    report = GroundingReport(
+    # Every value is built here from checked parts: constructing skips validating them again.
+    report = GroundingReport.model_construct(
         claims=claims,
         coverage=_coverage(claims),
         support_rate=counts["supported"] / scorable if scorable else None,
@@ -60,6 +64,7 @@ def verify(
         scorer=getattr(score, "__name__", type(score).__name__),
         support_threshold=threshold,
         policy=policy,
+        violations=[],
     )
     if policy is not None:
         report.violations = policy_violations(report, policy, sources, _hosts(sources))
@@ -96,17 +101,15 @@ def cited_sources(
     return [citations[i] for i in sorted(indices)]
 
 
-def _overlapping(segment: Segment, attributions: Sequence[Attribution]) -> list[int]:
+def _overlapping(segment: Segment, spans: Sequence[tuple[int, int]]) -> list[int]:
     """Indices of the attributions whose span falls on the claim (an empty span: at its place)."""
-    found = []
-    for index, attribution in enumerate(attributions):
-        start, end = attribution["start"], attribution["end"]
-        if start < end:
-            if start < segment.end and end > segment.start:
-                found.append(index)
-        elif segment.start <= start <= segment.end:
-            found.append(index)
-    return found
+    claim_start, claim_end = segment.start, segment.end
+    return [
+        index
+        for index, (start, end) in enumerate(spans)
+        if (start < end and start < claim_end and end > claim_start)
+        or (start >= end and claim_start <= start <= claim_end)
+    ]
 
 
 def _claim(
@@ -117,7 +120,7 @@ def _claim(
     threshold: float,
 ) -> Claim:
     if not indices:
-        return Claim(start=segment.start, end=segment.end, text=segment.text, verdict="uncited")
+        return Claim(segment.start, segment.end, segment.text, "uncited")
     scores = [
         _bounded(score(segment.text, passage))
         for passage in (_passage(attributions[i], score) for i in indices)
@@ -129,14 +132,7 @@ def _claim(
     else:
         support = max(scores)
         verdict = "supported" if support >= threshold else "unsupported"
-    return Claim(
-        start=segment.start,
-        end=segment.end,
-        text=segment.text,
-        attributions=indices,
-        support=support,
-        verdict=verdict,
-    )
+    return Claim(segment.start, segment.end, segment.text, verdict, indices, support)
 
 
 def _passage(attribution: Attribution, score: Scorer) -> str | None:
@@ -158,7 +154,7 @@ def _coverage(claims: Sequence[Claim]) -> float:
     """Share of the claims' non-blank characters that lie in cited claims."""
     total = cited = 0
     for claim in claims:
-        size = sum(1 for c in claim.text if not c.isspace())
+        size = len(claim.text) - len(_BLANKS.findall(claim.text))
         total += size
         if claim.verdict != "uncited":
             cited += size
