@@ -47,8 +47,8 @@ def add_policy_flags(parser: argparse.ArgumentParser) -> None:
     """The flags of a grounding policy (all unset: no policy from flags)."""
     group = parser.add_argument_group(
         "grounding policy",
-        "rules checked on the answer: with --required a broken rule fails the call (exit 3), "
-        "otherwise it is reported",
+        "rules checked on each answer: in REQUIRED mode a broken rule fails the call (route: "
+        "exit 3), otherwise it is reported",
     )
     for flag, (field, kind, text) in _POLICY_FLAGS.items():
         group.add_argument(flag, dest=f"policy_{field}", type=kind, metavar="N", help=text)
