@@ -254,6 +254,9 @@ class GroundingRequiredFailedError(GroundingValidationError):
         data = super()._fields()
         if self.rule is not None:
             data["rule"] = self.rule
+        if self.report is not None:  # a batch row keeps the figures the rule was judged on
+            data["coverage"] = getattr(self.report, "coverage", None)
+            data["support_rate"] = getattr(self.report, "support_rate", None)
         return data
 
 

@@ -314,11 +314,11 @@ class ShareHistogram:
         return sum(self.counts)
 
     def quantile(self, q: float) -> float | None:
-        """The share at quantile ``q`` (the lowest bucket reaching that rank), or None if empty."""
+        """The share at quantile ``q`` (at the nearest rank), or None when nothing was counted."""
         total = self.count
         if not total:
             return None
-        rank = q * (total - 1)
+        rank = round(q * (total - 1))
         seen = 0
         for percent, count in enumerate(self.counts):
             seen += count
