@@ -85,7 +85,7 @@ def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator
         while index < len(sentences) and sentences[index][0] < block_end:
             piece_start = max(sentences[index][0], block_start)
             piece_end = min(sentences[index][1], block_end)
-            if piece_start < piece_end:
+            if piece_start < piece_end and not region[piece_start:piece_end].isspace():
                 pieces.append((piece_start, piece_end))
             index += 1
         for number in range(1, len(pieces)):
@@ -106,6 +106,8 @@ def _letters(match: re.Match[str]) -> str:
 
 def _after_markers(block: str, boundary: int, markers: list[tuple[int, int]]) -> int:
     """``boundary`` moved past a marker it falls in and the markers right after it."""
+    if not markers:
+        return boundary
     for start, end in markers:
         if start < boundary < end:
             boundary = end
