@@ -19,6 +19,11 @@ Shares and what they are shares of:
 - Domain shares are over the citations with a known source (``domain_citations``).
 - The redirector share is over all citations of the group.
 
+Each group keeps the claim-level coverage of the answers that carry a grounding report (a
+policy applied, or verification was asked for: ``response.grounding.coverage``, and the
+report of a row that a REQUIRED policy rejected, ``error.coverage``), counted by whole
+percent: its median and the number of reports, so coverage reads by vendor.
+
 Each group also keeps what its answers cost per cited source (:mod:`als.cost`), reported on
 request (``to_dict(cost=True)``, ``grounding-router als --cost-per-source``).
 
@@ -86,6 +91,8 @@ class GroupReport:
     required_failure_reasons: Counter[str] = field(default_factory=Counter)
     cost: SourceCost = field(default_factory=SourceCost)
     """What the answers cost, spread over the sources they cite (:mod:`als.cost`)."""
+    coverage_percents: Counter[int] = field(default_factory=Counter)
+    """Grounding reports by coverage, in whole percents (bounded: 101 keys at most)."""
 
     @property
     def values(self) -> dict[str, str | None]:
@@ -141,6 +148,23 @@ class GroupReport:
         """``(domain, citations, share)``, most cited first, ties by name."""
         return _top(self.domain_counts, self.domain_citations, limit)
 
+    @property
+    def grounding_reports(self) -> int:
+        return sum(self.coverage_percents.values())
+
+    def coverage_quantile(self, q: float) -> float | None:
+        """The coverage at quantile ``q`` of the group's grounding reports (None: no report)."""
+        total = self.grounding_reports
+        if not total:
+            return None
+        rank = round(q * (total - 1))  # the nearest rank, as the batch summary takes it
+        seen = 0
+        for percent in sorted(self.coverage_percents):
+            seen += self.coverage_percents[percent]
+            if seen > rank:
+                return percent / 100
+        return 1.0
+
     def to_dict(self, *, top: int | None = 10, cost: bool = False) -> dict[str, Any]:
         """A JSON-able view; ``top`` limits the TLD and domain lists (None: all of them).
 
@@ -179,6 +203,13 @@ class GroupReport:
                 "share": _rounded(self.redirector_share),
                 "domains": dict(_ranked(self.redirector_domain_counts)),
             },
+            "grounding": {
+                "reports": self.grounding_reports,
+                "coverage": {
+                    name: self.coverage_quantile(q)
+                    for name, q in (("p10", 0.1), ("p50", 0.5), ("p90", 0.9))
+                },
+            },
             "failures": {
                 "total": self.failed,
                 "by_type": dict(_ranked(self.failures)),
@@ -187,8 +218,17 @@ class GroupReport:
             **extra,
         }
 
+    def _add_coverage(self, coverage: object) -> None:
+        if (
+            isinstance(coverage, int | float)
+            and not isinstance(coverage, bool)
+            and 0.0 <= coverage <= 1.0
+        ):
+            self.coverage_percents[round(coverage * 100)] += 1
+
     def _add_response(self, response: object, country: str | None) -> None:
         self.cost.add(response)
+        self._add_coverage(_get(_get(response, "grounding"), "coverage"))
         citations = _get(response, "citations")
         web, documents = split_document_citations(citations if isinstance(citations, list) else [])
         self.document_counts.update(extract_document_counts(documents))
@@ -210,6 +250,7 @@ class GroupReport:
     def _add_failure(self, error: object) -> None:
         error_type = _text(_get(error, "type")) or "unknown"
         self.failures[error_type] += 1
+        self._add_coverage(_get(error, "coverage"))
         reason = _text(_get(error, "reason"))
         if error_type == "GroundingRequiredFailedError" and reason:
             self.required_failure_reasons[reason] += 1

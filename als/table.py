@@ -79,8 +79,11 @@ def counts_table(report: ALSReport) -> Any:
         table.add_column(column, justify="right")
     table.add_column("own ccTLD", justify="right")
     table.add_column("redirect-\nonly", justify="right")
+    verified = any(group.grounding_reports for group in report.groups)
+    if verified:  # answers with a grounding report (a policy, or verification asked for)
+        table.add_column("coverage\np50 (reports)", justify="right")
     for group in report.groups:
-        table.add_row(
+        cells = [
             Text(_group_cell(group)),
             Text(str(group.responses)),
             Text(str(group.failed) if group.failed else "-"),
@@ -88,8 +91,16 @@ def counts_table(report: ALSReport) -> Any:
             Text(str(group.distinct_domains)),
             Text(_own_cctld_cell(group)),
             Text(_redirect_cell(group)),
-        )
+        ]
+        if verified:
+            cells.append(Text(_coverage_cell(group)))
+        table.add_row(*cells)
     return table
+
+
+def _coverage_cell(group: GroupReport) -> str:
+    median = group.coverage_quantile(0.5)
+    return "-" if median is None else f"{median:.0%} ({group.grounding_reports})"
 
 
 def top_table(report: ALSReport, *, top: int = 5) -> Any:

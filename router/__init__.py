@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from router.fanout import FanoutResult as FanoutResult
     from router.fanout import aroute_many as aroute_many
     from router.fanout import route_many as route_many
+    from router.grounding import GroundingPolicy as GroundingPolicy
+    from router.grounding import GroundingReport as GroundingReport
+    from router.grounding import lexical as lexical
+    from router.grounding import provider_confidence as provider_confidence
+    from router.grounding import verify as verify
     from router.router import Router as Router
     from router.router import UnifiedLLMAdapter as UnifiedLLMAdapter
     from router.router import aroute as aroute
@@ -45,6 +50,7 @@ if TYPE_CHECKING:
     from router.streaming import StreamAccumulator as StreamAccumulator
     from router.streaming import StreamEvent as StreamEvent
     from router.streaming import TextDelta as TextDelta
+    from router.types import Attribution as Attribution
     from router.types import Citation as Citation
     from router.types import Cost as Cost
     from router.types import LLMRequest as LLMRequest

@@ -42,7 +42,7 @@ __all__ = [
     "RouterError",
 ]
 
-GroundingRequiredReason = Literal["not_invoked", "no_citations"]
+GroundingRequiredReason = Literal["not_invoked", "no_citations", "policy"]
 
 
 class KeptResponse(Protocol):
@@ -227,10 +227,11 @@ class GroundingValidationError(RouterError):
 
 
 class GroundingRequiredFailedError(GroundingValidationError):
-    """REQUIRED grounding was asked for, but the model did not search or cited nothing.
+    """REQUIRED grounding was asked for, but the answer is not grounded as required.
 
-    ``reason`` is ``"not_invoked"`` (no search ran) or ``"no_citations"`` (it searched, but no
-    citation could be extracted).
+    ``reason`` is ``"not_invoked"`` (no search ran), ``"no_citations"`` (it searched, but no
+    citation could be extracted) or ``"policy"`` (a rule of the grounding policy was broken:
+    ``rule`` names the first one, ``report`` is the whole ``GroundingReport``).
     """
 
     reason: GroundingRequiredReason
@@ -241,9 +242,22 @@ class GroundingRequiredFailedError(GroundingValidationError):
         *,
         reason: GroundingRequiredReason,
         response: KeptResponse | None = None,
+        rule: str | None = None,
+        report: Any = None,
         **context: Any,
     ) -> None:
         super().__init__(message, response=response, reason=reason, **context)
+        self.rule = rule
+        self.report = report
+
+    def _fields(self) -> dict[str, Any]:
+        data = super()._fields()
+        if self.rule is not None:
+            data["rule"] = self.rule
+        if self.report is not None:  # a batch row keeps the figures the rule was judged on
+            data["coverage"] = getattr(self.report, "coverage", None)
+            data["support_rate"] = getattr(self.report, "support_rate", None)
+        return data
 
 
 class FanoutError(RouterError):

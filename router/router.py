@@ -39,6 +39,7 @@ from router.errors import (
     RequestValidationError,
     RouterError,
 )
+from router.grounding.enforce import policy_validator
 from router.logging import CallLogContext, get_logger, register_secret
 from router.pricing import PriceBook
 from router.respond import Responder, aguarded, guarded, load_prices, unexpected
@@ -85,7 +86,8 @@ class Router:
     """Routes requests to provider adapters; safe to share between threads and tasks.
 
     ``adapters`` replaces the built-in adapter of a vendor (tests, custom transports);
-    ``validators`` replaces the grounding checks; ``sleep``/``async_sleep`` are what the retry
+    ``validators`` replaces the grounding checks (a grounding policy is still enforced after
+    them); ``sleep``/``async_sleep`` are what the retry
     layer waits with, injectable so tests never wait; ``prices`` replaces the price book read
     from the providers' tables and ``settings.prices``. A price file that cannot be read is a
     ``ConfigurationError`` here, at construction. ``resolver`` replaces the
@@ -111,7 +113,9 @@ class Router:
         self._adapters_lock = threading.Lock()
         self._retry = RetryPolicy(self.settings, sleep=sleep, async_sleep=async_sleep)
         self.prices = prices if prices is not None else load_prices(self.settings.prices)
-        self._responder = Responder(self.settings, self.prices, tuple(validators), resolver)
+        # The grounding policy runs last, after the REQUIRED checks (DESIGN.md section 10).
+        checks = (*validators, policy_validator(self.settings.grounding_policy))
+        self._responder = Responder(self.settings, self.prices, checks, resolver)
         self.tracing = Tracing(self.settings, tracer_provider)
         for name, secret in self.settings.named_secrets().items():
             register_secret(secret, name=name)

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from router.grounding.report import GroundingPolicy
 from router.types import MAX_TIMEOUT_S
 
 __all__ = ["ENV_PREFIX", "RouterSettings"]
@@ -122,6 +123,9 @@ class RouterSettings(BaseSettings):
 
     # REQUIRED grounding: ask once more when the model skipped the search.
     reask_on_required_failure: bool = False
+    # The grounding policy of requests that set none (JSON, as GroundingPolicy's fields):
+    # enforced after the REQUIRED checks, reported in AUTO mode (router.grounding).
+    grounding_policy: GroundingPolicy | None = None
     # OpenAI: force the hosted search (tool_choice="required") for REQUIRED requests. Off: some
     # models and deployments reject a forced hosted tool; REQUIRED is post-validated either way.
     openai_force_search: bool = False

@@ -24,11 +24,13 @@ from pydantic_core import ErrorDetails
 from typing_extensions import TypedDict
 
 from router.errors import RequestValidationError
+from router.grounding.report import GroundingPolicy, GroundingReport
 from router.text.nesting import nesting_depth
 
 __all__ = [
     "MAX_METADATA_DEPTH",
     "MAX_TIMEOUT_S",
+    "Attribution",
     "Citation",
     "ContentPart",
     "Cost",
@@ -136,6 +138,25 @@ class Citation(TypedDict):
     cited: bool
     cited_text: str | None
     location: Location | None
+
+
+class Attribution(TypedDict):
+    """One place where the answer cites a source (DESIGN.md section 10), in answer order.
+
+    ``start``/``end``/``text`` are character offsets into ``LLMResponse.content`` and the text
+    they cover, as in a span; ``citation`` is the index into ``LLMResponse.citations`` of the
+    source cited; ``cited_text`` the passage quoted at this place and ``location`` where it is in
+    the source (or None); ``confidence`` the provider's own score in [0, 1] where it gives one
+    (Gemini's ``confidenceScores``), else None. Merging duplicate sources keeps every one.
+    """
+
+    start: int
+    end: int
+    text: str
+    citation: int
+    cited_text: str | None
+    location: Location | None
+    confidence: float | None
 
 
 class _StrictModel(BaseModel):
@@ -282,6 +303,8 @@ class LLMRequest(_StrictModel):
     blocked_domains: list[str] | None = None
     search_context_size: SearchContextSize | None = None
     search_recency: SearchRecency | None = None
+    # Checked on the answer after the call (router.grounding); None: the settings' default.
+    grounding_policy: GroundingPolicy | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator(
@@ -524,6 +547,9 @@ class LLMResponse(BaseModel):
 
     ``metadata`` always holds ``citations`` and ``grounded_effective`` (the same values as the
     fields), ``two_step``, ``tool_call_count`` and the extraction ``warnings``.
+    ``attributions`` lists each place the answer cites a source; ``grounding`` is the claim-level
+    report (:func:`router.verify`) whenever a grounding policy applied or verification was asked
+    for, else None.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -543,3 +569,5 @@ class LLMResponse(BaseModel):
     latency_ms: float = 0.0
     attempts: int = 1
     metadata: dict[str, Any] = Field(default_factory=dict)
+    attributions: list[Attribution] = Field(default_factory=list)
+    grounding: GroundingReport | None = None

@@ -27,6 +27,12 @@ def test_package_resolves_to_this_project(package: str) -> None:
 PUBLIC_NAMES = {
     "router": {
         "Aggregate",
+        "Attribution",
+        "GroundingPolicy",
+        "GroundingReport",
+        "lexical",
+        "provider_confidence",
+        "verify",
         "Citation",
         "ConfigurationError",
         "Cost",

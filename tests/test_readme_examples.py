@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from router import LLMResponse
 from router import router as process_router
@@ -107,6 +108,39 @@ def test_extract_example_reads_a_stored_stream(reader: dict[str, Any]) -> None:
     run_example(readme_example('extract("vertex"'), reader)
     assert reader["response"].citations
     assert reader["response"].metadata["warnings"] == []
+
+
+def readme_output_after(marker: str) -> str:
+    """The README's ```text block that follows the ```python block containing ``marker``."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = readme_example(marker)
+    rest = readme[readme.index(example) + len(example) :]
+    found = re.search(r"^```text\n(.*?)^```$", rest, flags=re.MULTILINE | re.DOTALL)
+    assert found is not None, f"README: no output shown after the example with {marker!r}"
+    return found.group(1)
+
+
+def test_grounding_example_prints_the_report_shown(
+    reader: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The grounding policy example prints exactly the report the README shows after it."""
+    with capture_logs():  # the library's own log events are not the example's output
+        run_example(readme_example('"grounding_policy": {"min_coverage"'), reader)
+    assert capsys.readouterr().out == readme_output_after('"grounding_policy": {"min_coverage"')
+    assert reader["response"].grounding is reader["report"]
+
+
+def test_own_scorer_example_plugs_into_verify(
+    reader: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The own-scorer example runs on the policy example's response; the report names it."""
+    run_example(readme_example('"grounding_policy": {"min_coverage"'), reader)
+    capsys.readouterr()
+    run_example(readme_example("def same_numbers("), reader)
+    checked = reader["checked"]
+    assert checked.scorer == "same_numbers"
+    assert capsys.readouterr().out == (f"same_numbers {checked.supported} {checked.unsupported}\n")
+    assert checked.supported + checked.unsupported > 0
 
 
 def test_fan_out_example_aggregates_two_providers(reader: dict[str, Any]) -> None:

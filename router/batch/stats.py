@@ -6,6 +6,10 @@ asked, a bad input line none. Answer statistics (grounded rate, citations, laten
 REQUIRED failure reasons, per-provider outcomes and spend are over calls, so each provider's
 answer in a fan-out row counts, as an answer of its own vendor.
 
+Grounding reports (a policy applied, see ``router.grounding``) are counted per vendor: coverage
+and support rate as histograms of whole percents (their p10, p50 and p90 are exact to 1%), and
+the policy's broken rules, from answers (AUTO) and from REQUIRED failures alike.
+
 Nothing here grows with the number of rows (the domain counts grow with the distinct domains
 cited). So the latency percentiles come from a DDSketch (``ddsketch``, Datadog's mergeable
 quantile sketch), not from a list of every latency: its p50 and p95 are within
@@ -29,6 +33,7 @@ from router.errors import (
     RequestValidationError,
     RouterError,
 )
+from router.grounding.report import GroundingReport
 from router.types import LLMResponse
 
 __all__ = [
@@ -78,6 +83,9 @@ class CallFacts(NamedTuple):
     domains: tuple[str, ...]
     latency_ms: float
     spend: Spend | None
+    coverage: float | None = None
+    support_rate: float | None = None
+    policy_rules: tuple[str, ...] = ()
 
 
 class RowFacts(NamedTuple):
@@ -102,9 +110,29 @@ def call_facts(
             domains,
             response.latency_ms,
             spend_of(response),
+            *_grounding_facts(response.grounding),
         )
     reason = error.reason if error else None
-    return CallFacts(vendor, outcome_of(error), reason, False, (), 0.0, spend_of_error(error))
+    report = getattr(error, "report", None) if error is not None else None
+    return CallFacts(
+        vendor,
+        outcome_of(error),
+        reason,
+        False,
+        (),
+        0.0,
+        spend_of_error(error),
+        *_grounding_facts(report if isinstance(report, GroundingReport) else None),
+    )
+
+
+def _grounding_facts(
+    report: GroundingReport | None,
+) -> tuple[float | None, float | None, tuple[str, ...]]:
+    if report is None:
+        return None, None, ()
+    rules = tuple(violation.rule for violation in report.violations)
+    return report.coverage, report.support_rate, rules
 
 
 def row_facts(
@@ -158,6 +186,7 @@ class BatchSummary:
     latency_ms_p50: float | None = None
     latency_ms_p95: float | None = None
     top_domains: list[tuple[str, int]] = field(default_factory=list)
+    grounding: dict[str, dict[str, Any]] = field(default_factory=dict)
     cost: CostSummary = field(default_factory=CostSummary)
     elapsed_s: float = 0.0
     interrupted: bool = False
@@ -186,6 +215,7 @@ class BatchStats:
     domains: Counter[str] = field(default_factory=Counter)
     latency_sketch: DDSketch = field(default_factory=lambda: DDSketch(LATENCY_ACCURACY))
     spend: SpendLedger = field(default_factory=SpendLedger)
+    grounding: dict[str, VendorGrounding] = field(default_factory=dict)
 
     @property
     def done(self) -> int:
@@ -211,6 +241,8 @@ class BatchStats:
             self.spend.add(call.spend)
         if call.outcome == "required_failed" and call.reason:
             self.required_reasons[call.reason] += 1
+        if call.coverage is not None or call.policy_rules:
+            self.grounding.setdefault(call.vendor or "unknown", VendorGrounding()).add(call)
         if call.outcome == "ok":
             self.answers += 1
             self.grounded_answers += call.grounded
@@ -231,6 +263,8 @@ class BatchStats:
         self.domains.update(other.domains)
         self.latency_sketch.merge(other.latency_sketch)
         self.spend.merge(other.spend)
+        for vendor, grounding in other.grounding.items():
+            self.grounding.setdefault(vendor, VendorGrounding()).merge(grounding)
 
     def summary(self, *, elapsed_s: float, interrupted: bool) -> BatchSummary:
         answered = self.answers
@@ -252,10 +286,77 @@ class BatchStats:
             latency_ms_p50=p50,
             latency_ms_p95=p95,
             top_domains=self.domains.most_common(TOP_DOMAINS),
+            grounding={
+                vendor: grounding.summary() for vendor, grounding in sorted(self.grounding.items())
+            },
             cost=self.spend.summary(),
             elapsed_s=elapsed_s,
             interrupted=interrupted,
         )
+
+
+class ShareHistogram:
+    """Shares in [0, 1] counted by whole percent: bounded, mergeable, quantiles exact to 1%."""
+
+    def __init__(self) -> None:
+        self.counts = [0] * 101
+
+    def add(self, share: float) -> None:
+        self.counts[min(100, max(0, round(share * 100)))] += 1
+
+    def merge(self, other: ShareHistogram) -> None:
+        self.counts = [
+            mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)
+        ]
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts)
+
+    def quantile(self, q: float) -> float | None:
+        """The share at quantile ``q`` (at the nearest rank), or None when nothing was counted."""
+        total = self.count
+        if not total:
+            return None
+        rank = round(q * (total - 1))
+        seen = 0
+        for percent, count in enumerate(self.counts):
+            seen += count
+            if seen > rank:
+                return percent / 100
+        return 1.0
+
+    def percentiles(self) -> dict[str, float | None]:
+        return {"p10": self.quantile(0.1), "p50": self.quantile(0.5), "p90": self.quantile(0.9)}
+
+
+@dataclass
+class VendorGrounding:
+    """One vendor's grounding reports: coverage and support distributions, broken rules."""
+
+    coverage: ShareHistogram = field(default_factory=ShareHistogram)
+    support_rate: ShareHistogram = field(default_factory=ShareHistogram)
+    policy_failures: Counter[str] = field(default_factory=Counter)
+
+    def add(self, call: CallFacts) -> None:
+        if call.coverage is not None:
+            self.coverage.add(call.coverage)
+        if call.support_rate is not None:
+            self.support_rate.add(call.support_rate)
+        self.policy_failures.update(call.policy_rules)
+
+    def merge(self, other: VendorGrounding) -> None:
+        self.coverage.merge(other.coverage)
+        self.support_rate.merge(other.support_rate)
+        self.policy_failures.update(other.policy_failures)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "reports": self.coverage.count,
+            "coverage": self.coverage.percentiles(),
+            "support_rate": self.support_rate.percentiles(),
+            "policy_failures": dict(sorted(self.policy_failures.items())),
+        }
 
 
 def _percentiles(sketch: DDSketch) -> tuple[float | None, float | None]:

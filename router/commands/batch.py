@@ -14,6 +14,7 @@ from pathlib import Path
 from router.batch.job import BatchEngine
 from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
+from router.commands.grounding_flags import add_policy_flags, policy_from_args
 
 __all__ = ["register"]
 
@@ -47,7 +48,12 @@ A line may ask several providers at once: "vendors": ["openai", "vertex"] (optio
 "models": {vendor: model} and "require": "any" | "all") beside the request's fields. Its row is
 {"request_id", "ok", "line", "request": {"vendors", "models", "require", ...}, "fanout":
 {"providers": {vendor: {"ok", "response" | "error"}}, "aggregate"}}, with "error" when require
-was not met. --max-rps spends one request of each vendor a line asks."""
+was not met. --max-rps spends one request of each vendor a line asks.
+
+A line may carry its own "grounding_policy" (see README, Grounding validation); the grounding
+policy flags below set the policy of every line that has none. A REQUIRED line whose answer
+breaks a rule fails with reason "policy" and the rule in its error; the summary (and
+--summary-json) shows coverage and support (p10/p50/p90) and the broken rules per vendor."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -130,6 +136,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     progress.add_argument(
         "--no-progress", dest="progress", action="store_false", help="never draw the bar"
     )
+    add_policy_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -167,6 +174,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.engine == "ray":
         _quiet_ray()
+    policy = policy_from_args(args)
+    if policy is not None:  # the default of every line that sets no grounding_policy
+        from router.grounding.report import GroundingPolicy
+
+        args.settings = args.settings.model_copy(
+            update={"grounding_policy": GroundingPolicy.model_validate(policy)}
+        )
     try:
         with BatchProgress(enabled=args.progress) as progress:
             summary = asyncio.run(_run(args, progress))

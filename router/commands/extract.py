@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from adapters.registry import vendors
 from router.commands.exit_codes import ExitCode
+from router.commands.grounding_flags import add_verify_flag
 
 if TYPE_CHECKING:
     from router.types import LLMResponse
@@ -26,7 +27,8 @@ nothing exits 6, naming the provider it reads as when that is another.
 
 examples:
   grounding-router extract reply.json
-  grounding-router extract stream.sse.txt --vendor vertex --json"""
+  grounding-router extract stream.sse.txt --vendor vertex --json
+  grounding-router extract reply.json --vendor anthropic --verify"""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the provider that sent the reply (default: guessed from the body)",
     )
     parser.add_argument("--json", action="store_true", help="print the full LLMResponse as JSON")
+    add_verify_flag(parser)
     parser.set_defaults(run=run)
 
 
@@ -78,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
                     f"it reads as a {likely} reply (--vendor {likely})",
                     file=sys.stderr,
                 )
+    if args.verify:
+        from router.grounding.verification import verify
+
+        response.grounding = verify(response)
     print_response(response, as_json=args.json)
     if not response.content and not response.citations:
         return ExitCode.RESPONSE_UNUSABLE

@@ -43,6 +43,11 @@ def print_response(
         console.print(citations_table(response))
     for warning in response.metadata.get("warnings", []):
         console.print(Text(terminal_safe(str(warning), single_line=True), style="yellow"))
+    if response.grounding is not None:
+        from router.commands.grounding_flags import grounding_block
+
+        for line, style in grounding_block(response.grounding):
+            console.print(Text(line, style=style))
 
 
 def citations_table(response: LLMResponse) -> object:
@@ -86,6 +91,7 @@ def print_error(error: RouterError, *, as_json: bool = False) -> None:
             ("request_id", error.request_id),
             ("status", error.status_code),
             ("reason", error.reason),
+            ("rule", getattr(error, "rule", None)),
         )
         if value is not None
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from adapters.registry import vendors
 from router.commands.exit_codes import ExitCode
+from router.commands.grounding_flags import add_policy_flags, add_verify_flag, policy_from_args
 
 __all__ = ["default_model", "exit_code_for", "register"]
 
@@ -28,6 +29,8 @@ examples:
   echo "Who won the 2026 Giro?" | grounding-router route --vendor openai --grounded
   echo '{"vendor": "openai", ...}' | grounding-router route --request - --json
   grounding-router route --stream --vendor openai --model gpt-5 --grounded "Latest ECB decision?"
+  grounding-router route --vendor anthropic --model claude-sonnet-4-5 --required --verify \\
+      --min-coverage 0.6 --min-domains 2 --block-domain example.com "Capital of France?"
 
 --json prints JSON here as on every other command; --json-answer asks the model for a JSON
 answer (the old spelling --json-output still prints JSON, with a notice).
@@ -85,6 +88,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--stream", action="store_true", help="print the answer as it arrives (see above)"
     )
+    add_verify_flag(parser)
+    add_policy_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -117,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
         return exit_code_for(error)
     from router.commands.render import print_response
 
+    if args.verify and response.grounding is None:
+        from router.grounding.verification import verify
+
+        response.grounding = verify(response)
     print_response(response, as_json=args.json_output)
     return ExitCode.OK
 
@@ -154,6 +163,9 @@ def build_request(args: argparse.Namespace) -> dict[str, Any]:
         request["json_schema"] = _read_json(args.schema.read_text(), f"schema file {args.schema}")
     if args.location:
         request["user_location"] = {**request.get("user_location", {}), "country": args.location}
+    policy = policy_from_args(args)
+    if policy is not None:
+        request["grounding_policy"] = {**(request.get("grounding_policy") or {}), **policy}
     if "vendor" not in request:
         raise ValueError(
             f"--vendor is required (one of {', '.join(vendors())}), or --model VENDOR:MODEL, "

@@ -58,6 +58,8 @@ def print_summary(summary: BatchSummary) -> None:
     console.print(table)
     if summary.fanout_rows or len(summary.provider_outcomes) > 1:
         console.print(_provider_table(summary))
+    if summary.grounding:
+        console.print(_grounding_table(summary))
     if summary.cost.by_model:
         console.print(_cost_table(summary))
     if summary.top_domains:
@@ -83,6 +85,34 @@ def _provider_table(summary: BatchSummary) -> Any:
         named = [counts.get(outcome, 0) for outcome, _ in _CALL_COLUMNS]
         table.add_row(vendor, str(calls), *map(str, named), str(calls - sum(named)))
     return table
+
+
+def _grounding_table(summary: BatchSummary) -> Any:
+    """Per vendor: coverage and support percentiles of the grounding reports, rules broken."""
+    from rich.table import Table
+
+    table = Table(title="grounding (claim by claim)", title_justify="left")
+    for name in ("vendor", "reports", "coverage p10/p50/p90", "support p10/p50/p90"):
+        table.add_column(name, justify="left" if name == "vendor" else "right")
+    table.add_column("policy failures by rule")
+    for vendor, grounding in summary.grounding.items():
+        failures = ", ".join(f"{rule} {n}" for rule, n in grounding["policy_failures"].items())
+        table.add_row(
+            vendor,
+            str(grounding["reports"]),
+            _percentiles(grounding["coverage"]),
+            _percentiles(grounding["support_rate"]),
+            failures or "-",
+        )
+    return table
+
+
+def _percentiles(values: dict[str, float | None]) -> str:
+    return " / ".join(_percent_whole(values[name]) for name in ("p10", "p50", "p90"))
+
+
+def _percent_whole(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
 
 
 def _cost_table(summary: BatchSummary) -> Any:

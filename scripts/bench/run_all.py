@@ -34,6 +34,7 @@ BENCHES: dict[str, tuple[str, ...]] = {
     "route": ("--calls", "30", "--async-calls", "150", "--rounds", "5", "--import-runs", "3"),
     "route_budget": ("--calls", "120", "--rounds", "5"),
     "extract": ("--samples", "15"),
+    "verify": ("--samples", "15"),
     "batch": (
         *("--requests", "2000", "--concurrency", "64", "--vendor", "openai", "--vendor", "vertex"),
         *("--memory-sizes", "1000,10000"),

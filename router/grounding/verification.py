@@ -1,0 +1,171 @@
+"""``verify``: the answer split into claims, each paired with what it cites and scored.
+
+Pure and offline: it reads the response only. A response without ``attributions`` (stored
+before they existed, or from a provider whose mapper does not give them yet) is read through its
+citations' spans instead, one attribution per span, with the citation's ``cited_text``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from router.grounding.report import Claim, GroundingPolicy, GroundingReport, Verdict
+from router.grounding.rules import policy_violations
+from router.grounding.scorers import Scorer, lexical, provider_confidence
+from router.grounding.segment import Segment, segment_claims
+from router.types import Attribution, Citation, LLMResponse
+
+__all__ = ["cited_sources", "response_attributions", "verify"]
+
+DEFAULT_SUPPORT_THRESHOLD = 0.5
+
+
+def verify(
+    response: LLMResponse,
+    *,
+    scorer: Scorer | None = None,
+    policy: GroundingPolicy | None = None,
+) -> GroundingReport:
+    """The grounding report of ``response``: claims, coverage, support, and ``policy``'s verdict.
+
+    ``scorer`` is a callable ``(claim, passage) -> float in [0, 1]`` (default :func:`lexical`);
+    a claim is ``supported`` when its best score reaches ``policy.support_threshold`` (0.5
+    without a policy). Nothing is sent anywhere; the response is not changed.
+    """
+    score = scorer if scorer is not None else lexical
+    threshold = policy.support_threshold if policy is not None else DEFAULT_SUPPORT_THRESHOLD
+    content = response.content
+    attributions = response_attributions(response)
+    spans = [(a["start"], a["end"]) for a in attributions]
+    claims = [
+        _claim(segment, _overlapping(segment, spans), attributions, score, threshold)
+        for segment in segment_claims(content)
+    ]
+    counts: dict[Verdict, int] = {"supported": 0, "unsupported": 0, "uncited": 0, "unknown": 0}
+    for claim in claims:
+        counts[claim.verdict] += 1
+    scorable = counts["supported"] + counts["unsupported"]
+    sources = cited_sources(response.citations, attributions)
+    # Every value is built here from checked parts: constructing skips validating them again.
+    report = GroundingReport.model_construct(
+        claims=claims,
+        coverage=_coverage(claims),
+        support_rate=counts["supported"] / scorable if scorable else None,
+        supported=counts["supported"],
+        unsupported=counts["unsupported"],
+        uncited=counts["uncited"],
+        unknown=counts["unknown"],
+        citations_cited=len(sources),
+        cited_domains=sorted({citation["source_domain"] for citation in sources}),
+        scorer=getattr(score, "__name__", type(score).__name__),
+        support_threshold=threshold,
+        policy=policy,
+        violations=[],
+    )
+    if policy is not None:
+        report.violations = policy_violations(report, policy, sources, _hosts(sources))
+    return report
+
+
+def response_attributions(response: LLMResponse) -> list[Attribution]:
+    """The response's attributions, or, when it has none, one for each span of its citations."""
+    if response.attributions:
+        return response.attributions
+    derived: list[Attribution] = [
+        {
+            "start": span["start"],
+            "end": span["end"],
+            "text": span["text"],
+            "citation": index,
+            "cited_text": citation["cited_text"],
+            "location": citation["location"],
+            "confidence": None,
+        }
+        for index, citation in enumerate(response.citations)
+        for span in citation["spans"]
+    ]
+    derived.sort(key=lambda attribution: (attribution["start"], attribution["end"]))
+    return derived
+
+
+def cited_sources(
+    citations: Sequence[Citation], attributions: Sequence[Attribution]
+) -> list[Citation]:
+    """The citations the answer cites: marked ``cited`` or named by an attribution, once each."""
+    indices = {i for i, citation in enumerate(citations) if citation["cited"]}
+    indices.update(a["citation"] for a in attributions if 0 <= a["citation"] < len(citations))
+    return [citations[i] for i in sorted(indices)]
+
+
+def _overlapping(segment: Segment, spans: Sequence[tuple[int, int]]) -> list[int]:
+    """Indices of the attributions whose span falls on the claim (an empty span: at its place)."""
+    claim_start, claim_end = segment.start, segment.end
+    return [
+        index
+        for index, (start, end) in enumerate(spans)
+        if (start < end and start < claim_end and end > claim_start)
+        or (start >= end and claim_start <= start <= claim_end)
+    ]
+
+
+def _claim(
+    segment: Segment,
+    indices: list[int],
+    attributions: Sequence[Attribution],
+    score: Scorer,
+    threshold: float,
+) -> Claim:
+    if not indices:
+        return Claim(segment.start, segment.end, segment.text, "uncited")
+    scores = [
+        _bounded(score(segment.text, passage))
+        for passage in (_passage(attributions[i], score) for i in indices)
+        if passage is not None
+    ]
+    if not scores:
+        verdict: Verdict = "unknown"
+        support = None
+    else:
+        support = max(scores)
+        verdict = "supported" if support >= threshold else "unsupported"
+    return Claim(segment.start, segment.end, segment.text, verdict, indices, support)
+
+
+def _passage(attribution: Attribution, score: Scorer) -> str | None:
+    """What the scorer compares the claim with: the quoted passage, or the provider's score."""
+    if score is provider_confidence:
+        confidence = attribution["confidence"]
+        return None if confidence is None else repr(float(confidence))
+    passage = attribution["cited_text"]
+    return passage if passage and passage.strip() else None
+
+
+def _bounded(value: float) -> float:
+    """A scorer's answer held to [0, 1]; NaN (a scorer's bug) counts as no support."""
+    value = float(value)
+    return 0.0 if math.isnan(value) else min(1.0, max(0.0, value))
+
+
+def _coverage(claims: Sequence[Claim]) -> float:
+    """Share of the claims' non-blank characters that lie in cited claims."""
+    total = cited = 0
+    for claim in claims:
+        size = sum(map(len, claim.text.split()))
+        total += size
+        if claim.verdict != "uncited":
+            cited += size
+    return cited / total if total else 0.0
+
+
+def _hosts(sources: Sequence[Citation]) -> list[str]:
+    hosts = []
+    for citation in sources:
+        url = citation["url"]
+        try:
+            host = urlsplit(url).hostname if url else None
+        except ValueError:
+            host = None
+        hosts.append(host or "")
+    return hosts

@@ -1,0 +1,103 @@
+"""What claim-level verification costs beside extraction, per recorded reply.
+
+For every recorded reply in tests/data/recorded (each vendor's own kind of reply; a stream as
+its raw SSE text, a body as its JSON text), it times, interleaved call by call so that machine
+noise falls on both alike:
+
+- extract: ``router.extract(vendor, text)``, the offline entry a pipeline of stored replies
+  calls (decoding, citations, assembly);
+- verify: ``router.verify(response)`` of that response with the default ``lexical`` scorer
+  (segmentation, pairing each claim with its attributions, stemming and scoring).
+
+Each figure is the median of single timed calls, after one untimed pass that loads the
+segmenter and the stemmer (a one-time cost of the process). The table gives each reply's
+claims, both medians, verify's share of extract, and claims verified per second. Target: on
+every recorded reply, verify adds at most 25% to extract alone.
+
+    .venv/bin/python scripts/bench/verify.py [--samples N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+from time import perf_counter_ns
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from targets import load_line, target  # noqa: E402
+
+from router import extract, verify  # noqa: E402
+from support.recorded import files_for_vendor  # noqa: E402
+
+SHARE_TARGET = 0.25
+# Gemini API replies are the Vertex kind: each body is timed once, as Vertex.
+VENDORS = ("openai", "vertex", "anthropic", "perplexity", "openrouter")
+
+
+class Row(NamedTuple):
+    vendor: str
+    reply: str
+    claims: int
+    extract_us: float
+    verify_us: float
+
+    @property
+    def share(self) -> float:
+        return self.verify_us / self.extract_us
+
+
+def measure(vendor: str, path: Path, samples: int) -> Row:
+    text = path.read_text(encoding="utf-8")
+    response = extract(vendor, text)
+    claims = len(verify(response).claims)  # the untimed pass: segmenter and stemmer loaded
+    extract_ns: list[int] = []
+    verify_ns: list[int] = []
+    for _ in range(samples):
+        started = perf_counter_ns()
+        response = extract(vendor, text)
+        middle = perf_counter_ns()
+        verify(response)
+        extract_ns.append(middle - started)
+        verify_ns.append(perf_counter_ns() - middle)
+    return Row(
+        vendor,
+        path.name,
+        claims,
+        statistics.median(extract_ns) / 1000,
+        statistics.median(verify_ns) / 1000,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=40, help="timed calls per reply")
+    args = parser.parse_args()
+    rows = [
+        measure(vendor, path, args.samples)
+        for vendor in VENDORS
+        for path in files_for_vendor(vendor)
+    ]
+    print(f"verify beside extract, median of {args.samples} calls each; {load_line()}")
+    print(f"{'vendor':10} {'reply':60} {'claims':>6} {'extract':>10} {'verify':>10} {'share':>7}")
+    for row in rows:
+        print(
+            f"{row.vendor:10} {row.reply[:60]:60} {row.claims:>6} {row.extract_us:>8.0f}us "
+            f"{row.verify_us:>8.0f}us {row.share:>6.0%}"
+        )
+    claims = sum(row.claims for row in rows)
+    seconds = sum(row.verify_us for row in rows) / 1e6
+    rate = claims / seconds
+    print(f"claims verified per second: {rate:,.0f} ({claims} claims in {len(rows)} replies)")
+    worst = max(rows, key=lambda row: row.share)
+    print(f"largest share: {worst.share:.1%} ({worst.vendor} {worst.reply})")
+    met = target("verify over extract, largest share of any reply", worst.share, SHARE_TARGET)
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
