@@ -14,9 +14,10 @@ from router.commands.exit_codes import ExitCode
 __all__ = ["exit_code_for", "register"]
 
 _DESCRIPTION = """\
-Send one request and print the answer with a table of its citations, or the full response as
-JSON with --json-output. The request comes from flags and a prompt, or from a JSON file holding
-an LLMRequest object (--request FILE, '-' for stdin); flags given with --request override it.
+Send one request and print the answer with [n] markers and its numbered sources, or the full
+response as JSON with --json-output. The request comes from flags and a prompt, or from a JSON
+file holding an LLMRequest object (--request FILE, '-' for stdin); flags given with --request
+override it.
 
 examples:
   grounding-router route --vendor openai --model gpt-5 --required "Who won the 2026 Giro?"
@@ -25,8 +26,9 @@ examples:
   echo '{"vendor": "openai", ...}' | grounding-router route --request - --json-output
   grounding-router route --stream --vendor openai --model gpt-5 --grounded "Latest ECB decision?"
 
---stream prints the answer as it arrives and the citation table at the end; with --json-output
-it prints one JSON object per event instead (the last one holds the whole response)."""
+--stream prints the answer as it arrives and the numbered sources at the end; with --json-output
+it prints one JSON object per event instead (the last one holds the whole response).
+--html FILE also writes the outcome as a self-contained HTML report (see `report`)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,11 +64,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--stream", action="store_true", help="print the answer as it arrives (see above)"
     )
+    from router.commands.render import add_view_options
+
+    add_view_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the request, route it, print the outcome; return the exit code."""
+    from router.commands.render import (
+        error_rows,
+        link_choice,
+        print_error,
+        print_response,
+        response_rows,
+        write_html,
+    )
     from router.errors import RouterError
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
@@ -79,19 +92,22 @@ def run(args: argparse.Namespace) -> int:
         from router.commands.stream_output import run_stream
 
         return run_stream(
-            request, args.settings, as_json=args.json_output, exit_code_for=exit_code_for
+            request,
+            args.settings,
+            as_json=args.json_output,
+            exit_code_for=exit_code_for,
+            links=link_choice(args),
+            html=args.html,
         )
     try:
         with UnifiedLLMAdapter(args.settings) as router:
             response = router.route(request)
     except RouterError as error:
-        from router.commands.render import print_error
-
         print_error(error, as_json=args.json_output)
+        write_html(args.html, error_rows(error), title="grounding report: route")
         return exit_code_for(error)
-    from router.commands.render import print_response
-
-    print_response(response, as_json=args.json_output)
+    print_response(response, as_json=args.json_output, links=link_choice(args))
+    write_html(args.html, response_rows(response), title="grounding report: route")
     return ExitCode.OK
 
 
