@@ -24,6 +24,10 @@ from support.report_samples import (
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=MISSING_CHROMIUM)
 
+SHOWN_ROWS = (
+    "[...document.querySelectorAll('article.row')].map(r => [r.dataset.vendor, r.dataset.status])"
+)
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Page]:
@@ -49,7 +53,8 @@ def _marks(browser: Page) -> list[dict[str, Any]]:
     return browser.evaluate(
         """[...document.querySelectorAll('article.row')].map(row => [...row.querySelectorAll(
         'mark.attr')].map(mark => ({start: +mark.dataset.start, end: +mark.dataset.end,
-        attributions: mark.dataset.attributions.split(' ').map(Number), text: mark.textContent})))"""
+        attributions: mark.dataset.attributions.split(' ').map(Number),
+        text: mark.textContent})))"""
     )
 
 
@@ -86,7 +91,8 @@ def test_source_links_point_at_the_citation_urls(browser: Page, tmp_path: Path) 
     response = grounded_response()
     _open(browser, tmp_path, _rows(response))
     hrefs = browser.evaluate(
-        "[...document.querySelectorAll('li.source a.source-title')].map(a => a.getAttribute('href'))"
+        "[...document.querySelectorAll('li.source a.source-title')]"
+        ".map(a => a.getAttribute('href'))"
     )
     assert hrefs == [citation["url"] for citation in response["citations"]]
     urls = browser.evaluate(
@@ -105,7 +111,8 @@ def test_clicking_a_highlight_shows_source_passage_and_verdict(
         .find(m => m.textContent.includes('Bavaria')); mark.click();
         const detail = document.querySelector('.detail');
         return {hidden: detail.hidden, text: detail.textContent,
-                active: [...document.querySelectorAll('li.source.active')].map(e => e.dataset.source)}; })()"""
+                active: [...document.querySelectorAll('li.source.active')]
+                    .map(e => e.dataset.source)}; })()"""
     )
     assert detail["hidden"] is False
     assert "on the border between Bavaria and Tyrol" in detail["text"]
@@ -118,18 +125,20 @@ def test_filters_and_search_change_what_is_shown(browser: Page, tmp_path: Path) 
     """Choosing a vendor, a status or typing a search shows only the rows that match."""
     rows = _rows(*batch_rows(120))
     _open(browser, tmp_path, rows)
-    shown = "[...document.querySelectorAll('article.row')].map(r => [r.dataset.vendor, r.dataset.status])"
+    shown = SHOWN_ROWS
     assert len(browser.evaluate(shown)) == 50
     assert "of 120" in browser.evaluate("document.getElementById('shown').textContent")
     choose = """(() => {{ const select = document.getElementById('{}'); select.value = '{}';
         select.dispatchEvent(new Event('change')); }})()"""
     browser.evaluate(choose.format("filter-vendor", "anthropic"))
     after_vendor = browser.evaluate(shown)
-    assert after_vendor and {vendor for vendor, _ in after_vendor} == {"anthropic"}
+    assert after_vendor
+    assert {vendor for vendor, _ in after_vendor} == {"anthropic"}
     assert len(after_vendor) == sum(1 for row in rows if row.vendor == "anthropic")
     browser.evaluate(choose.format("filter-status", "failed"))
     failed = browser.evaluate(shown)
-    assert failed and set(map(tuple, failed)) == {("anthropic", "failed")}
+    assert failed
+    assert set(map(tuple, failed)) == {("anthropic", "failed")}
     browser.evaluate(choose.format("filter-vendor", ""))
     browser.evaluate(choose.format("filter-status", ""))
     browser.evaluate(
@@ -178,7 +187,8 @@ def test_hostile_strings_run_nothing_and_break_nothing(browser: Page, tmp_path: 
         f"""(() => ({{
         canary: typeof window.{CANARY},
         scripts: document.scripts.length,
-        injected: document.querySelectorAll('img, svg [onload], iframe, object, embed, style').length,
+        injected: document.querySelectorAll('img, svg [onload], iframe, object, embed, style')
+            .length,
         handlers: [...document.querySelectorAll('*')].filter(e => [...e.attributes]
             .some(a => a.name.startsWith('on'))).length,
         hrefs: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
@@ -284,7 +294,5 @@ def test_a_compare_file_shows_each_provider(browser: Page, tmp_path: Path) -> No
     target = tmp_path / "compare.html"
     write_report_file(source, target)
     browser.open(target)
-    rows = browser.evaluate(
-        "[...document.querySelectorAll('article.row')].map(r => [r.dataset.vendor, r.dataset.status])"
-    )
+    rows = browser.evaluate(SHOWN_ROWS)
     assert rows == [["openai", "ok"], ["vertex", "failed"]]
