@@ -155,14 +155,13 @@ def _print_json(result: FanoutResult) -> None:
 
 
 def _print_for_people(result: FanoutResult, links: LinkChoice = "auto") -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    from router.render.terminal_block import links_supported, print_answer_block
+    from router.render.terminal_block import console_for, links_supported, print_answer_block
     from router.terminal import terminal_safe
     from router.types import LLMResponse
 
-    console = Console(highlight=False)
+    console = console_for(links)
     show_links = links_supported(console, links)
     for vendor, outcome in result.outcomes.items():
         if isinstance(outcome, LLMResponse):

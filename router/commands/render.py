@@ -13,6 +13,7 @@ from router.errors import RouterError
 from router.render.terminal_block import (
     LinkChoice,
     answer_text,
+    console_for,
     links_supported,
     print_answer_block,
 )
@@ -49,10 +50,9 @@ def print_response(
     if as_json:
         print(json_for_terminal(response.model_dump_json(indent=2)))
         return
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console(highlight=False)
+    console = console_for(links)
     data = response.model_dump(mode="json")
     if with_content:
         console.print(answer_text(data))

@@ -32,7 +32,14 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-__all__ = ["LinkChoice", "answer_text", "links_supported", "print_answer_block", "sources_block"]
+__all__ = [
+    "LinkChoice",
+    "answer_text",
+    "console_for",
+    "links_supported",
+    "print_answer_block",
+    "sources_block",
+]
 
 LinkChoice = Literal["auto", "on", "off"]
 
@@ -48,6 +55,15 @@ def links_supported(console: Console, choice: LinkChoice = "auto") -> bool:
         return False
     term = os.environ.get("TERM", "")
     return not any(term == name or term.startswith(f"{name}-") for name in _NO_LINK_TERMS)
+
+
+def console_for(choice: LinkChoice = "auto") -> Console:
+    """The console to print on: with ``--links`` asked for, one that writes them even to a pipe."""
+    from rich.console import Console
+
+    if choice == "on":
+        return Console(highlight=False, force_terminal=True, color_system="standard")
+    return Console(highlight=False)
 
 
 def answer_text(response: Mapping[str, Any]) -> Text:
