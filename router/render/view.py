@@ -9,6 +9,7 @@ citations' ``spans``, each span one attribution of its citation.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -33,6 +34,8 @@ Attribution = dict[str, Any]
 """``{start, end, text, citation, cited_text, location, confidence}`` with valid offsets."""
 
 VERDICTS = ("supported", "unsupported", "uncited", "unknown")
+# Whitespace (Unicode's too) and C0/C1 controls: a URL holding one is shown, never linked.
+_NOT_IN_LINKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
 
 
 def citations_of(response: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -276,7 +279,7 @@ def safe_href(url: Any) -> str | None:
     """
     if not isinstance(url, str) or not url or len(url) > 8192:
         return None
-    if any(char.isspace() or ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in url):
+    if _NOT_IN_LINKS.search(url):
         return None
     try:
         parts = urlsplit(url)
