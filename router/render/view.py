@@ -9,6 +9,7 @@ citations' ``spans``, each span one attribution of its citation.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -106,7 +107,8 @@ def _text_or_none(value: Any) -> str | None:
 
 
 def _number_or_none(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    # JSON files may hold NaN or Infinity (Python writes them): shown as missing, not as numbers.
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
         return float(value)
     return None
 

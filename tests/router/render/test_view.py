@@ -126,3 +126,14 @@ def test_the_summary_reads_the_report() -> None:
 def test_only_absolute_http_urls_become_links(url: str | None, expected: str | None) -> None:
     """``safe_href`` passes absolute http(s) URLs and nothing else."""
     assert safe_href(url) == expected
+
+
+def test_numbers_that_are_not_finite_are_shown_as_missing() -> None:
+    """NaN or infinite confidence and coverage (valid in Python's JSON) read as None."""
+    response = grounded_response()
+    response["attributions"][0]["confidence"] = float("nan")
+    response["grounding"]["coverage"] = float("inf")
+    assert attributions_of(response)[0]["confidence"] is None
+    summary = verification_summary(response)
+    assert summary is not None
+    assert summary["coverage"] is None
