@@ -44,24 +44,22 @@ def iter_report_rows(path: Path, counts: InputCounts | None = None) -> Iterator[
     """The rows of ``path``, read lazily (a batch output of 10,000 rows is never held whole)."""
     counts = counts if counts is not None else InputCounts()
     with path.open("r", encoding="utf-8", errors="replace") as handle:
-        first = handle.readline()
-        while first and not first.strip():
-            first = handle.readline()
+        first = next((line for line in handle if line.strip()), "")
         try:
-            first_record = json.loads(first) if first.strip() else None
+            json.loads(first)
         except json.JSONDecodeError:
-            first_record = None
-        if first_record is None and first.strip():
             # Not one record per line: one JSON document (pretty-printed route or compare).
+            handle.seek(0)
             try:
-                document = json.loads(first + handle.read())
+                document = json.load(handle)
             except json.JSONDecodeError:
-                counts.unreadable_lines += 1
+                pass
+            else:
+                yield from _rows_counted(document, None, counts)
                 return
-            yield from _rows_counted(document, None, counts)
-            return
-        yield from _rows_counted(first_record, 1, counts)
-        for number, text in enumerate(handle, start=2):
+    # JSON lines, or a file whose first line is broken: every line on its own.
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
             try:

@@ -81,6 +81,20 @@ def test_unreadable_lines_are_counted_not_fatal(tmp_path: Path) -> None:
     assert (counts.unreadable_lines, counts.unknown_records) == (1, 1)
 
 
+def test_a_broken_first_line_does_not_hide_the_rest(tmp_path: Path) -> None:
+    """Batch output whose first line was cut is still read line by line."""
+    source = tmp_path / "cut.jsonl"
+    lines = ['{"request_id": "cut', *(json.dumps(row) for row in batch_rows(3))]
+    source.write_text("\n".join(lines), encoding="utf-8")
+    counts = InputCounts()
+    assert [row.request_id for row in iter_report_rows(source, counts)] == [
+        "row-00000",
+        "row-00001",
+        "row-00002",
+    ]
+    assert counts.unreadable_lines == 1
+
+
 def test_report_command_writes_one_self_contained_page(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
