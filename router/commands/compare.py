@@ -11,14 +11,15 @@ from router.commands.exit_codes import ExitCode
 if TYPE_CHECKING:
     from router.aggregate import Aggregate
     from router.fanout import FanoutResult
+    from router.render.terminal_block import LinkChoice
 
 __all__ = ["register"]
 
 _DESCRIPTION = """\
-Ask several providers the same question at once (route_many) and show each provider's short
-answer or error, then every cited source with the providers that cite it and their ranks, then
-how far each pair of providers agrees (the Jaccard overlap of the URLs and of the domains they
-cite). The model of each vendor comes from --model VENDOR=MODEL, else
+Ask several providers the same question at once (route_many) and show each provider's answer
+with its numbered sources, or its error, then every cited source with the providers that cite
+it and their ranks, then how far each pair of providers agrees (the Jaccard overlap of the URLs
+and of the domains they cite). The model of each vendor comes from --model VENDOR=MODEL, else
 GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>, else the registry's default (grounding-router
 providers). Exit code: 0 when --require is met, else the code of the first provider that
 failed, in --vendors order.
@@ -27,8 +28,6 @@ examples:
   grounding-router compare "Who won the 2026 Giro d'Italia?"
   grounding-router compare "Current ECB deposit rate?" --vendors openai,vertex --required
   grounding-router compare "Best hiking maps?" --location DE --model openai=gpt-5-mini --json"""
-
-_ANSWER_CHARS = 240
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,6 +70,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--json", action="store_true", help="print every outcome and the aggregate as JSON"
     )
+    from router.commands.render import add_view_options
+
+    add_view_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -132,7 +134,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result)
     else:
-        _print_for_people(result)
+        from router.commands.render import link_choice
+
+        _print_for_people(result, link_choice(args))
+    if args.html is not None:
+        from router.commands.render import write_html
+        from router.render.report_input import rows_from_record
+
+        rows = rows_from_record(result.to_dict())[1]
+        write_html(args.html, rows, title="grounding report: compare")
     return code
 
 
@@ -144,58 +154,52 @@ def _print_json(result: FanoutResult) -> None:
     print(json_for_terminal(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
 
 
-def _print_for_people(result: FanoutResult) -> None:
-    from rich.console import Console
+def _print_for_people(result: FanoutResult, links: LinkChoice = "auto") -> None:
     from rich.text import Text
 
+    from router.render.terminal_block import console_for, links_supported, print_answer_block
     from router.text.terminal import terminal_safe
     from router.types import LLMResponse
 
-    console = Console(highlight=False)
+    console = console_for(links)
+    show_links = links_supported(console, links)
     for vendor, outcome in result.outcomes.items():
         if isinstance(outcome, LLMResponse):
             head = (
                 f"{vendor} ({terminal_safe(outcome.model, single_line=True)}): ok · "
                 f"grounded: {outcome.grounded_effective} · citations: {len(outcome.citations)}"
             )
-            answer = terminal_safe(outcome.content, single_line=True)
-            if len(answer) > _ANSWER_CHARS:
-                answer = answer[: _ANSWER_CHARS - 1] + "…"
             console.print(Text(head, style="bold"))
-            console.print(Text(f"  {answer}"))
+            print_answer_block(console, outcome.model_dump(mode="json"), links=show_links)
         else:
             reason = f" ({outcome.reason})" if outcome.reason else ""
             console.print(Text(f"{vendor}: {type(outcome).__name__}{reason}", style="bold red"))
             console.print(Text(f"  {terminal_safe(outcome.message, single_line=True)}"))
-    console.print()
-    console.print(_sources_table(result.aggregate))
+        console.print()
+    _print_sources(console, result.aggregate)
     if len(result.aggregate.providers) > 1:
         console.print(_agreement_table(result.aggregate))
 
 
-def _sources_table(aggregate: Aggregate) -> object:
-    from rich.table import Table
+def _print_sources(console: Any, aggregate: Aggregate) -> None:
+    """Every source any provider gave: who cites it, who only saw it, ranks, the whole URL."""
     from rich.text import Text
 
-    from router.commands.render import shortened
     from router.text.terminal import terminal_safe
 
-    table = Table(title="sources", title_justify="left")
-    for column in ("domain", "cited by", "seen by", "ranks", "url"):
-        table.add_column(column, overflow="fold")
-    for entry in aggregate.entries:
+    console.print(Text("sources", style="bold"))
+    for number, entry in enumerate(aggregate.entries, start=1):
         ranks = ", ".join(f"{vendor} {rank or '-'}" for vendor, rank in entry["ranks"].items())
         domain = terminal_safe(entry["source_domain"], single_line=True)
         if entry["matched_by"] == "domain":
             domain += " (by domain)"
-        table.add_row(
-            Text(domain),
-            Text(", ".join(entry["providers_cited"]) or "-"),
-            Text(", ".join(entry["providers_seen"]) or "-"),
-            Text(ranks),
-            Text(shortened(terminal_safe(entry["url"], single_line=True))),
+        facts = (
+            f"[{number}] {domain} · cited by {', '.join(entry['providers_cited']) or '-'} · "
+            f"seen by {', '.join(entry['providers_seen']) or '-'} · ranks {ranks}"
         )
-    return table
+        console.print(Text(facts))
+        url = terminal_safe(entry["url"], single_line=True)
+        console.print(Text(f"    {url}", style="dim"), soft_wrap=True)
 
 
 def _agreement_table(aggregate: Aggregate) -> object:

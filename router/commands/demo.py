@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from adapters.registry import labels, provider, vendors
@@ -24,8 +26,9 @@ __all__ = ["DEMO_STEPS", "DemoStep", "register"]
 _DESCRIPTION = """\
 Route sample requests through every provider's adapter against the built-in provider emulator
 (loopback, no keys, no network) and print each answer with its citations, then a TLD summary of
-all citations. To use the real services instead, set a provider's settings (`grounding-router
-providers` lists them) and run `grounding-router route` or `batch`."""
+all citations, and write an HTML report of the run (--report). To use the real services
+instead, set a provider's settings (`grounding-router providers` lists them) and run
+`grounding-router route` or `batch`."""
 
 
 _ANSWER_SCHEMA = {
@@ -176,6 +179,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--json-output", action="store_true", dest="json_output_old", help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="HTML",
+        default=Path(tempfile.gettempdir()) / "grounding-router-demo-report.html",
+        help="where to write the HTML report of the run (default: %(default)s)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -188,15 +198,17 @@ def run(args: argparse.Namespace) -> int:
     from rich.rule import Rule
     from rich.text import Text
 
-    from router.commands.render import print_error, print_response
+    from router.commands.render import error_rows, print_error, print_response, response_rows
     from router.emulated import emulated_settings
     from router.emulator import Emulator
     from router.errors import RouterError
+    from router.render.report_input import ReportRow
     from router.router import UnifiedLLMAdapter
     from router.types import LLMResponse
 
     console = Console(highlight=False)
     responses: list[LLMResponse] = []
+    rows: list[ReportRow] = []
     surprises = 0
     with Emulator() as emulator:
         console.print(
@@ -229,13 +241,38 @@ def run(args: argparse.Namespace) -> int:
                         )
                     )
                     surprises += not step.expect_failure
+                    rows.extend(error_rows(error))
                     continue
                 responses.append(response)
+                rows.extend(response_rows(response))
                 print_response(response, as_json=args.json_output)
                 surprises += step.expect_failure
     console.print()
     _print_tld_summary(console, responses)
+    _write_report(console, rows, args.report)
     return ExitCode.OK if surprises == 0 else ExitCode.FAILURE
+
+
+def _write_report(console: Any, rows: list[Any], target: Path) -> None:
+    """The run as an HTML report (``grounding-router report`` draws the same page)."""
+    from rich.text import Text
+
+    from router.render.html import write_rows_file
+
+    try:
+        write_rows_file(rows, target, title="grounding-router demo")
+    except OSError as exc:
+        console.print(Text(f"could not write the HTML report to {target}: {exc}", style="yellow"))
+        return
+    console.print()
+    console.print(
+        Text(
+            f"HTML report of this run: {target} (open it in a browser: every cited passage is "
+            "highlighted and tied to its source; nothing in it is fetched)",
+            style="bold",
+        ),
+        soft_wrap=True,
+    )
 
 
 def _describe(request: dict[str, Any]) -> str:

@@ -47,12 +47,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="print the full LLMResponse as JSON")
     add_verify_flag(parser)
+    from router.commands.render import add_view_options
+
+    add_view_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Read the file, extract the reply, print it; return the exit code."""
-    from router.commands.render import print_response
+    from router.commands.render import link_choice, print_response, response_rows, write_html
     from router.extraction import extract
 
     try:
@@ -85,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
         from router.grounding.verification import verify
 
         response.grounding = verify(response)
-    print_response(response, as_json=args.json)
+    print_response(response, as_json=args.json, links=link_choice(args))
+    write_html(args.html, response_rows(response), title=f"grounding report: {args.file}")
     if not response.content and not response.citations:
         return ExitCode.RESPONSE_UNUSABLE
     return ExitCode.OK

@@ -15,12 +15,12 @@ from router.commands.grounding_flags import add_policy_flags, add_verify_flag, p
 __all__ = ["default_model", "exit_code_for", "register"]
 
 _DESCRIPTION = """\
-Send one request and print the answer with its citations, or the full response as JSON with
---json. The request comes from flags and a prompt (read from stdin when none is given), or from
-a JSON file holding an LLMRequest object (--request FILE, '-' for stdin); flags given with
---request override it. The model defaults to the vendor's (GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>,
-else the registry's: see `grounding-router providers`); --model VENDOR:MODEL (or VENDOR/MODEL)
-names both at once.
+Send one request and print the answer with [n] markers and its numbered sources, or the full
+response as JSON with --json. The request comes from flags and a prompt (read from stdin when
+none is given), or from a JSON file holding an LLMRequest object (--request FILE, '-' for
+stdin); flags given with --request override it. The model defaults to the vendor's
+(GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>, else the registry's: see `grounding-router
+providers`); --model VENDOR:MODEL (or VENDOR/MODEL) names both at once.
 
 examples:
   grounding-router route --vendor openai --required "Who won the 2026 Giro?"
@@ -34,8 +34,9 @@ examples:
 
 --json prints JSON here as on every other command; --json-answer asks the model for a JSON
 answer (the old spelling --json-output still prints JSON, with a notice).
---stream prints the answer as it arrives and the citations at the end; with --json it prints
-one JSON object per event instead (the last one holds the whole response)."""
+--stream prints the answer as it arrives and the numbered sources at the end; with --json it
+prints one JSON object per event instead (the last one holds the whole response).
+--html FILE also writes the outcome as a self-contained HTML report (see `report`)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -90,11 +91,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_verify_flag(parser)
     add_policy_flags(parser)
+    from router.commands.render import add_view_options
+
+    add_view_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the request, route it, print the outcome; return the exit code."""
+    from router.commands.render import (
+        error_rows,
+        link_choice,
+        print_error,
+        print_response,
+        response_rows,
+        write_html,
+    )
     from router.errors import RouterError
     from router.router import UnifiedLLMAdapter
 
@@ -110,23 +122,26 @@ def run(args: argparse.Namespace) -> int:
         from router.commands.stream_output import run_stream
 
         return run_stream(
-            request, args.settings, as_json=args.json_output, exit_code_for=exit_code_for
+            request,
+            args.settings,
+            as_json=args.json_output,
+            exit_code_for=exit_code_for,
+            links=link_choice(args),
+            html=args.html,
         )
     try:
         with UnifiedLLMAdapter(args.settings) as router:
             response = router.route(request)
     except RouterError as error:
-        from router.commands.render import print_error
-
         print_error(error, as_json=args.json_output)
+        write_html(args.html, error_rows(error), title="grounding report: route")
         return exit_code_for(error)
-    from router.commands.render import print_response
-
     if args.verify and response.grounding is None:
         from router.grounding.verification import verify
 
         response.grounding = verify(response)
-    print_response(response, as_json=args.json_output)
+    print_response(response, as_json=args.json_output, links=link_choice(args))
+    write_html(args.html, response_rows(response), title="grounding report: route")
     return ExitCode.OK
 
 

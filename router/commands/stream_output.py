@@ -13,12 +13,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from router.commands.exit_codes import ExitCode
 from router.settings import RouterSettings
 from router.streaming import CitationDelta, Completed, SearchStarted, StreamEvent, TextDelta
 from router.text.terminal import json_for_terminal, terminal_safe
+
+if TYPE_CHECKING:
+    from router.render.terminal_block import LinkChoice
 
 __all__ = ["event_json", "run_stream"]
 
@@ -29,9 +33,20 @@ def run_stream(
     *,
     as_json: bool,
     exit_code_for: Callable[[BaseException], ExitCode],
+    links: LinkChoice = "auto",
+    html: Path | None = None,
 ) -> int:
-    """Stream ``request`` and print it; returns the exit code (``exit_code_for`` an error's)."""
-    from router.commands.render import print_error, print_response
+    """Stream ``request`` and print it; returns the exit code (``exit_code_for`` an error's).
+
+    ``links`` and ``html`` are route's ``--links/--no-links`` and ``--html FILE``.
+    """
+    from router.commands.render import (
+        error_rows,
+        print_error,
+        print_response,
+        response_rows,
+        write_html,
+    )
     from router.errors import RouterError
     from router.router import UnifiedLLMAdapter
 
@@ -50,11 +65,16 @@ def run_stream(
                     print(f"[searching{': ' + queries if queries else ''}]", flush=True)
                 elif isinstance(event, Completed):
                     print()
-                    print_response(event.response, with_content=False)
+                    print_response(event.response, with_content=False, links=links)
+                if isinstance(event, Completed):
+                    write_html(
+                        html, response_rows(event.response), title="grounding report: stream"
+                    )
     except RouterError as error:
         if printed_text:
             print()
         print_error(error, as_json=as_json)
+        write_html(html, error_rows(error), title="grounding report: stream")
         return exit_code_for(error)
     return ExitCode.OK
 

@@ -44,6 +44,7 @@ BENCHES: dict[str, tuple[str, ...]] = {
     "tracing": ("--calls", "100"),
     "citations": ("--repeat", "50"),
     "emulator": (),
+    "report": ("--rows", "10000", "--rounds", "2"),
 }
 
 
