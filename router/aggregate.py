@@ -4,8 +4,10 @@
 an answer, or the ``RouterError`` it failed with) and gives one entry per canonical source (its
 ``dedup_key``), saying which providers cite it (``providers_cited``: their answer references
 it), which only found it in a search (``providers_seen``), each provider's rank and spans, and
-agreement figures per pair of providers: the Jaccard overlap of the sources they cite and of the
-domains they cite, and the sources only one provider cites. A provider that failed (a provider
+agreement figures per pair of providers: the Jaccard overlap of the URLs they cite
+(``url_jaccard``, URL matches only), of the domains they cite (``domain_jaccard``), how many
+sources they share only through a domain join (``domain_joins``), and the sources only one
+provider cites. A provider that failed (a provider
 error, or REQUIRED grounding not met, even when its error keeps the rejected answer) adds
 nothing: no entry, no pair; ``providers`` lists those that answered. ``cited_domains`` lists
 each provider's cited domains, the sets the domain overlap compares: a redirect link whose true
@@ -15,12 +17,15 @@ source of its own).
 Redirect links: Vertex and Gemini cite ``vertexaisearch.cloud.google.com`` links whose target
 cannot be known offline. Such a citation joins another provider's entry through its derived
 ``source_domain`` only: when its true domain is known (not the redirector's own) and another
-provider cites or found a URL on that domain, it joins the best-ranked such entry, and the entry
-is flagged ``matched_by: "domain"``. Otherwise it stays an entry of its own, keyed by its
-redirect link. A pair's agreement figures are those of the two providers alone, joins
-included: which entry a redirect joins depends on who else was asked, but the figures of a
-pair never do. A source without any URL (a cited document) is keyed by its domain label and
-title.
+provider cites or found a URL on that domain, it joins the best-ranked such entry that its own
+provider is not already in, and the entry is flagged ``matched_by: "domain"``. So a domain join
+never folds two sources of one provider (two redirect links, or a link and a page cited by URL)
+into one entry. Otherwise it stays an entry of its own, keyed by its redirect link. A domain
+join is no URL agreement: ``url_jaccard`` and ``shared_urls`` compare the canonical URLs the
+two providers cite, and the joins are counted apart in ``domain_joins``. A pair's figures are
+those of the two providers alone: which entry a redirect joins depends on who else was asked,
+but the figures of a pair never do. A source without any URL (a cited document) is keyed by its
+domain label and title.
 """
 
 from __future__ import annotations
@@ -55,13 +60,18 @@ class AggregateEntry(TypedDict):
 
 
 class Agreement(TypedDict):
-    """How far two providers cite the same things (None when neither cites anything)."""
+    """How far two providers cite the same things (None when neither cites anything).
+
+    ``url_jaccard`` / ``shared_urls`` count URL matches only; ``domain_joins`` counts the sources
+    the two share only because a redirect link joined the other's page by its domain.
+    """
 
     providers: list[str]
     url_jaccard: float | None
     domain_jaccard: float | None
     shared_urls: int
     shared_domains: int
+    domain_joins: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,14 +181,14 @@ def _cited_domains(by_vendor: Mapping[str, LLMResponse]) -> dict[str, set[str]]:
 
 
 def _domain_partner(entries: Mapping[str, AggregateEntry], domain: str, vendor: str) -> str | None:
-    """The best-ranked entry of another provider on ``domain``, found by URL."""
+    """The best-ranked entry of other providers on ``domain``, found by URL, without ``vendor``."""
     candidates = [
         entry
         for entry in entries.values()
         if entry["source_domain"] == domain
         and entry["url"] is not None
         and not is_redirect_url(entry["url"])
-        and any(other != vendor for other in entry["ranks"])
+        and vendor not in entry["ranks"]
     ]
     if not candidates:
         return None
@@ -249,20 +259,30 @@ def _agreement(
     pairs: list[Agreement] = []
     for left, right in combinations(by_vendor, 2):
         entries = _entries({left: by_vendor[left], right: by_vendor[right]}).values()
-        cited = {
-            vendor: {entry["key"] for entry in entries if vendor in entry["providers_cited"]}
-            for vendor in (left, right)
-        }
+        urls = {vendor: _cited_keys(by_vendor[vendor]) for vendor in (left, right)}
+        joins = sum(
+            1
+            for entry in entries
+            if entry["matched_by"] == "domain"
+            and left in entry["providers_cited"]
+            and right in entry["providers_cited"]
+        )
         pairs.append(
             Agreement(
                 providers=[left, right],
-                url_jaccard=_jaccard(cited[left], cited[right]),
+                url_jaccard=_jaccard(urls[left], urls[right]),
                 domain_jaccard=_jaccard(cited_domains[left], cited_domains[right]),
-                shared_urls=len(cited[left] & cited[right]),
+                shared_urls=len(urls[left] & urls[right]),
                 shared_domains=len(cited_domains[left] & cited_domains[right]),
+                domain_joins=joins,
             )
         )
     return pairs
+
+
+def _cited_keys(response: LLMResponse) -> set[str]:
+    """The keys of the sources the answer cites, by their own URL (no domain joins)."""
+    return {_key(citation) for citation in response.citations if citation["cited"]}
 
 
 def _cited_by_one(

@@ -202,7 +202,10 @@ def _agreement_table(aggregate: Aggregate) -> object:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="agreement: shared cited URLs / domains (Jaccard)", title_justify="left")
+    table = Table(
+        title="agreement: shared cited URLs / domains (Jaccard; + sources joined by domain only)",
+        title_justify="left",
+    )
     table.add_column("")
     for vendor in aggregate.providers:
         table.add_column(vendor)
@@ -214,7 +217,10 @@ def _agreement_table(aggregate: Aggregate) -> object:
             if row == column or pair is None:
                 cells.append(Text("-"))
                 continue
-            cells.append(Text(f"{_share(pair['url_jaccard'])} / {_share(pair['domain_jaccard'])}"))
+            cell = f"{_share(pair['url_jaccard'])} / {_share(pair['domain_jaccard'])}"
+            if pair["domain_joins"]:
+                cell += f" (+{pair['domain_joins']} by domain)"
+            cells.append(Text(cell))
         table.add_row(Text(row), *cells)
     return table
 
