@@ -34,14 +34,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Literal, TypedDict
+from urllib.parse import urlsplit
 
-from router.citations import dedup_key, is_redirect_url, registrable_domain
+from router.citations import dedup_key, is_redirect_url, looks_like_domain, registrable_domain
 from router.errors import RouterError
 from router.types import Citation, LLMResponse, Span
 
-__all__ = ["Aggregate", "AggregateEntry", "Agreement", "aggregate"]
+__all__ = ["Aggregate", "AggregateEntry", "Agreement", "aggregate", "spec_view"]
 
 MatchedBy = Literal["url", "domain"]
+# The citations each entry holds, as (vendor, citation), by entry key.
+Members = dict[str, list[tuple[str, Citation]]]
 
 
 class AggregateEntry(TypedDict):
@@ -114,8 +117,88 @@ def aggregate(
     )
 
 
-def _entries(by_vendor: Mapping[str, LLMResponse]) -> dict[str, AggregateEntry]:
-    """One entry per source the providers' answers name, redirects joined as the module says."""
+def spec_view(outcomes: Mapping[str, LLMResponse | RouterError]) -> dict[str, Any]:
+    """The multi-provider seed's shape of ``outcomes`` (a mapping by vendor, in request order).
+
+    ``citations``: one item per source at least one provider cites, in the aggregate's order,
+    each exactly ``{canonical_url, domains, providers_cited, title}``: the entry's canonical URL
+    (its https form when the http form was cited), every hostname seen under it (a redirect
+    link gives its source's domain when known), the citing vendors in request order, and the
+    best title (a domain-like title, as Vertex gives, only when no other exists). ``providers``:
+    ``{provider, citations}`` per vendor in request order, with that provider's own citations
+    (empty for a provider that failed).
+    """
+    by_vendor = _by_vendor(outcomes)
+    order = {vendor: index for index, vendor in enumerate(outcomes)}
+    members: Members = {}
+    entries = sorted(_entries(by_vendor, members).values(), key=_entry_order)
+    return {
+        "citations": [
+            _spec_citation(entry, members[entry["key"]], order)
+            for entry in entries
+            if entry["providers_cited"]
+        ],
+        "providers": [
+            {
+                "provider": vendor,
+                "citations": [dict(c) for c in outcome.citations]
+                if isinstance(outcome, LLMResponse)
+                else [],
+            }
+            for vendor, outcome in outcomes.items()
+        ],
+    }
+
+
+def _spec_citation(
+    entry: AggregateEntry, members: list[tuple[str, Citation]], order: Mapping[str, int]
+) -> dict[str, Any]:
+    ordered = sorted(members, key=lambda member: (order[member[0]], *_rank_order(member[1])))
+    url = entry["url"]
+    if url is not None and url.startswith("http://"):
+        url = "https://" + url.removeprefix("http://")  # the seed's canonical form
+    domains: list[str] = []
+    for _, citation in ordered:
+        host = _host_seen(citation)
+        if host and host not in domains:
+            domains.append(host)
+    titles = [
+        (looks_like_domain(title), *_rank_order(citation), order[vendor], title)
+        for vendor, citation in ordered
+        if (title := citation["title"])
+    ]
+    return {
+        "canonical_url": url,
+        "domains": domains,
+        "providers_cited": sorted(entry["providers_cited"], key=order.__getitem__),
+        "title": min(titles)[-1] if titles else None,
+    }
+
+
+def _rank_order(citation: Citation) -> tuple[bool, int]:
+    rank = citation["rank"]
+    return (rank is None, rank or 0)
+
+
+def _host_seen(citation: Citation) -> str | None:
+    """The citation's hostname; for a redirect link, its source's domain when that is known."""
+    url = citation["url"]
+    if url is None:
+        return citation["source_domain"] or None
+    if is_redirect_url(url):
+        known = _true_domain_of_redirect(citation)
+        if known is not None:
+            return known
+    return urlsplit(url).hostname
+
+
+def _entries(
+    by_vendor: Mapping[str, LLMResponse], members: Members | None = None
+) -> dict[str, AggregateEntry]:
+    """One entry per source the providers' answers name, redirects joined as the module says.
+
+    With ``members``, each entry's citations are recorded there under its key.
+    """
     entries: dict[str, AggregateEntry] = {}
     pending: list[tuple[str, Citation]] = []  # redirect links that may join by domain
     for vendor, response in by_vendor.items():
@@ -123,13 +206,13 @@ def _entries(by_vendor: Mapping[str, LLMResponse]) -> dict[str, AggregateEntry]:
             if _true_domain_of_redirect(citation) is not None:
                 pending.append((vendor, citation))
             else:
-                _add(entries, _key(citation), vendor, citation, "url")
+                _add(entries, _key(citation), vendor, citation, "url", members=members)
     for vendor, citation in pending:
         joined = _domain_partner(entries, citation["source_domain"], vendor)
         if joined is not None:
-            _add(entries, joined, vendor, citation, "domain")
+            _add(entries, joined, vendor, citation, "domain", members=members)
         else:
-            _add(entries, _key(citation), vendor, citation, "url")
+            _add(entries, _key(citation), vendor, citation, "url", members=members)
     return entries
 
 
@@ -201,7 +284,11 @@ def _add(
     vendor: str,
     citation: Citation,
     matched_by: MatchedBy,
+    *,
+    members: Members | None = None,
 ) -> None:
+    if members is not None:
+        members.setdefault(key, []).append((vendor, citation))
     entry = entries.get(key)
     if entry is None:
         entry = entries[key] = AggregateEntry(

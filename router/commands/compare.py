@@ -26,7 +26,8 @@ failed, in --vendors order.
 examples:
   grounding-router compare "Who won the 2026 Giro d'Italia?"
   grounding-router compare "Current ECB deposit rate?" --vendors openai,vertex --required
-  grounding-router compare "Best hiking maps?" --location DE --model openai=gpt-5-mini --json"""
+  grounding-router compare "Best hiking maps?" --location DE --model openai=gpt-5-mini --json
+  grounding-router compare "Current ECB deposit rate?" --json --spec"""
 
 _ANSWER_CHARS = 240
 
@@ -70,6 +71,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--timeout", type=float, metavar="S", help="timeout per call, seconds")
     parser.add_argument(
         "--json", action="store_true", help="print every outcome and the aggregate as JSON"
+    )
+    parser.add_argument(
+        "--spec",
+        action="store_true",
+        help="with --json: print the multi-provider spec's shape instead (top-level citations "
+        "of {canonical_url, domains, providers_cited, title}, and providers[i] = "
+        "{provider, citations} in --vendors order)",
     )
     parser.set_defaults(run=run)
 
@@ -127,21 +135,22 @@ def run(args: argparse.Namespace) -> int:
     except RouterError as error:
         from router.commands.render import print_error
 
-        print_error(error, as_json=args.json)
+        print_error(error, as_json=args.json or args.spec)
         return exit_code_for(error)
-    if args.json:
-        _print_json(result)
+    if args.json or args.spec:
+        _print_json(result, spec=args.spec)
     else:
         _print_for_people(result)
     return code
 
 
-def _print_json(result: FanoutResult) -> None:
+def _print_json(result: FanoutResult, *, spec: bool) -> None:
     import json
 
     from router.terminal import json_for_terminal
 
-    print(json_for_terminal(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
+    data = result.to_spec() if spec else result.to_dict()
+    print(json_for_terminal(json.dumps(data, indent=2, ensure_ascii=False)))
 
 
 def _print_for_people(result: FanoutResult) -> None:
