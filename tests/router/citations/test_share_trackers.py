@@ -13,8 +13,9 @@ import pytest
 from router.citations import dedup_key, dedupe_citations, make_citation, normalize_url
 from router.citations.tracking import SITE_TRACKING_PARAMETERS, TRACKING_PARAMETERS
 
-# The openai.com form is the one the issue quotes; the bls.gov and anthropic.com URLs are
-# quoted as cited by answers with web search in public documents; src_trk is em<hex>.<digits>.
+# The openai.com URL has the form the issue quotes (https://openai.com/api/?src_trk=em662f...;
+# the rest of its value is filler of that form); the bls.gov and anthropic.com URLs are quoted
+# as answers with web search cited them, in public documents. src_trk is em<hex>.<digits>.
 SHARED = [
     (
         "https://openai.com/api/?src_trk=em662f0b2f4c3c71.12345678901234567",
