@@ -4,8 +4,10 @@
 an answer, or the ``RouterError`` it failed with) and gives one entry per canonical source (its
 ``dedup_key``), saying which providers cite it (``providers_cited``: their answer references
 it), which only found it in a search (``providers_seen``), each provider's rank and spans, and
-agreement figures per pair of providers: the Jaccard overlap of the sources they cite and of the
-domains they cite, and the sources only one provider cites. A provider that failed (a provider
+agreement figures per pair of providers: the Jaccard overlap of the URLs they cite
+(``url_jaccard``, URL matches only), of the domains they cite (``domain_jaccard``), how many
+sources they share only through a domain join (``domain_joins``), and the sources only one
+provider cites. A provider that failed (a provider
 error, or REQUIRED grounding not met, even when its error keeps the rejected answer) adds
 nothing: no entry, no pair; ``providers`` lists those that answered. ``cited_domains`` lists
 each provider's cited domains, the sets the domain overlap compares: a redirect link whose true
@@ -15,12 +17,15 @@ source of its own).
 Redirect links: Vertex and Gemini cite ``vertexaisearch.cloud.google.com`` links whose target
 cannot be known offline. Such a citation joins another provider's entry through its derived
 ``source_domain`` only: when its true domain is known (not the redirector's own) and another
-provider cites or found a URL on that domain, it joins the best-ranked such entry, and the entry
-is flagged ``matched_by: "domain"``. Otherwise it stays an entry of its own, keyed by its
-redirect link. A pair's agreement figures are those of the two providers alone, joins
-included: which entry a redirect joins depends on who else was asked, but the figures of a
-pair never do. A source without any URL (a cited document) is keyed by its domain label and
-title.
+provider cites or found a URL on that domain, it joins the best-ranked such entry that its own
+provider is not already in, and the entry is flagged ``matched_by: "domain"``. So a domain join
+never folds two sources of one provider (two redirect links, or a link and a page cited by URL)
+into one entry. Otherwise it stays an entry of its own, keyed by its redirect link. A domain
+join is no URL agreement: ``url_jaccard`` and ``shared_urls`` compare the canonical URLs the
+two providers cite, and the joins are counted apart in ``domain_joins``. A pair's figures are
+those of the two providers alone: which entry a redirect joins depends on who else was asked,
+but the figures of a pair never do. A source without any URL (a cited document) is keyed by its
+domain label and title.
 """
 
 from __future__ import annotations
@@ -29,14 +34,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Literal, TypedDict
+from urllib.parse import urlsplit
 
-from router.citations import dedup_key, is_redirect_url, registrable_domain
+from router.citations import dedup_key, is_redirect_url, looks_like_domain, registrable_domain
 from router.errors import RouterError
 from router.types import Citation, LLMResponse, Span
 
-__all__ = ["Aggregate", "AggregateEntry", "Agreement", "aggregate"]
+__all__ = ["Aggregate", "AggregateEntry", "Agreement", "aggregate", "spec_view"]
 
 MatchedBy = Literal["url", "domain"]
+# The citations each entry holds, as (vendor, citation), by entry key.
+Members = dict[str, list[tuple[str, Citation]]]
 
 
 class AggregateEntry(TypedDict):
@@ -55,13 +63,18 @@ class AggregateEntry(TypedDict):
 
 
 class Agreement(TypedDict):
-    """How far two providers cite the same things (None when neither cites anything)."""
+    """How far two providers cite the same things (None when neither cites anything).
+
+    ``url_jaccard`` / ``shared_urls`` count URL matches only; ``domain_joins`` counts the sources
+    the two share only because a redirect link joined the other's page by its domain.
+    """
 
     providers: list[str]
     url_jaccard: float | None
     domain_jaccard: float | None
     shared_urls: int
     shared_domains: int
+    domain_joins: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +117,88 @@ def aggregate(
     )
 
 
-def _entries(by_vendor: Mapping[str, LLMResponse]) -> dict[str, AggregateEntry]:
-    """One entry per source the providers' answers name, redirects joined as the module says."""
+def spec_view(outcomes: Mapping[str, LLMResponse | RouterError]) -> dict[str, Any]:
+    """The multi-provider seed's shape of ``outcomes`` (a mapping by vendor, in request order).
+
+    ``citations``: one item per source at least one provider cites, in the aggregate's order,
+    each exactly ``{canonical_url, domains, providers_cited, title}``: the entry's canonical URL
+    (its https form when the http form was cited), every hostname seen under it (a redirect
+    link gives its source's domain when known), the citing vendors in request order, and the
+    best title (a domain-like title, as Vertex gives, only when no other exists). ``providers``:
+    ``{provider, citations}`` per vendor in request order, with that provider's own citations
+    (empty for a provider that failed).
+    """
+    by_vendor = _by_vendor(outcomes)
+    order = {vendor: index for index, vendor in enumerate(outcomes)}
+    members: Members = {}
+    entries = sorted(_entries(by_vendor, members).values(), key=_entry_order)
+    return {
+        "citations": [
+            _spec_citation(entry, members[entry["key"]], order)
+            for entry in entries
+            if entry["providers_cited"]
+        ],
+        "providers": [
+            {
+                "provider": vendor,
+                "citations": [dict(c) for c in outcome.citations]
+                if isinstance(outcome, LLMResponse)
+                else [],
+            }
+            for vendor, outcome in outcomes.items()
+        ],
+    }
+
+
+def _spec_citation(
+    entry: AggregateEntry, members: list[tuple[str, Citation]], order: Mapping[str, int]
+) -> dict[str, Any]:
+    ordered = sorted(members, key=lambda member: (order[member[0]], *_rank_order(member[1])))
+    url = entry["url"]
+    if url is not None and url.startswith("http://"):
+        url = "https://" + url.removeprefix("http://")  # the seed's canonical form
+    domains: list[str] = []
+    for _, citation in ordered:
+        host = _host_seen(citation)
+        if host and host not in domains:
+            domains.append(host)
+    titles = [
+        (looks_like_domain(title), *_rank_order(citation), order[vendor], title)
+        for vendor, citation in ordered
+        if (title := citation["title"])
+    ]
+    return {
+        "canonical_url": url,
+        "domains": domains,
+        "providers_cited": sorted(entry["providers_cited"], key=order.__getitem__),
+        "title": min(titles)[-1] if titles else None,
+    }
+
+
+def _rank_order(citation: Citation) -> tuple[bool, int]:
+    rank = citation["rank"]
+    return (rank is None, rank or 0)
+
+
+def _host_seen(citation: Citation) -> str | None:
+    """The citation's hostname; for a redirect link, its source's domain when that is known."""
+    url = citation["url"]
+    if url is None:
+        return citation["source_domain"] or None
+    if is_redirect_url(url):
+        known = _true_domain_of_redirect(citation)
+        if known is not None:
+            return known
+    return urlsplit(url).hostname
+
+
+def _entries(
+    by_vendor: Mapping[str, LLMResponse], members: Members | None = None
+) -> dict[str, AggregateEntry]:
+    """One entry per source the providers' answers name, redirects joined as the module says.
+
+    With ``members``, each entry's citations are recorded there under its key.
+    """
     entries: dict[str, AggregateEntry] = {}
     pending: list[tuple[str, Citation]] = []  # redirect links that may join by domain
     for vendor, response in by_vendor.items():
@@ -113,13 +206,13 @@ def _entries(by_vendor: Mapping[str, LLMResponse]) -> dict[str, AggregateEntry]:
             if _true_domain_of_redirect(citation) is not None:
                 pending.append((vendor, citation))
             else:
-                _add(entries, _key(citation), vendor, citation, "url")
+                _add(entries, _key(citation), vendor, citation, "url", members=members)
     for vendor, citation in pending:
         joined = _domain_partner(entries, citation["source_domain"], vendor)
         if joined is not None:
-            _add(entries, joined, vendor, citation, "domain")
+            _add(entries, joined, vendor, citation, "domain", members=members)
         else:
-            _add(entries, _key(citation), vendor, citation, "url")
+            _add(entries, _key(citation), vendor, citation, "url", members=members)
     return entries
 
 
@@ -171,14 +264,14 @@ def _cited_domains(by_vendor: Mapping[str, LLMResponse]) -> dict[str, set[str]]:
 
 
 def _domain_partner(entries: Mapping[str, AggregateEntry], domain: str, vendor: str) -> str | None:
-    """The best-ranked entry of another provider on ``domain``, found by URL."""
+    """The best-ranked entry of other providers on ``domain``, found by URL, without ``vendor``."""
     candidates = [
         entry
         for entry in entries.values()
         if entry["source_domain"] == domain
         and entry["url"] is not None
         and not is_redirect_url(entry["url"])
-        and any(other != vendor for other in entry["ranks"])
+        and vendor not in entry["ranks"]
     ]
     if not candidates:
         return None
@@ -191,7 +284,11 @@ def _add(
     vendor: str,
     citation: Citation,
     matched_by: MatchedBy,
+    *,
+    members: Members | None = None,
 ) -> None:
+    if members is not None:
+        members.setdefault(key, []).append((vendor, citation))
     entry = entries.get(key)
     if entry is None:
         entry = entries[key] = AggregateEntry(
@@ -249,20 +346,30 @@ def _agreement(
     pairs: list[Agreement] = []
     for left, right in combinations(by_vendor, 2):
         entries = _entries({left: by_vendor[left], right: by_vendor[right]}).values()
-        cited = {
-            vendor: {entry["key"] for entry in entries if vendor in entry["providers_cited"]}
-            for vendor in (left, right)
-        }
+        urls = {vendor: _cited_keys(by_vendor[vendor]) for vendor in (left, right)}
+        joins = sum(
+            1
+            for entry in entries
+            if entry["matched_by"] == "domain"
+            and left in entry["providers_cited"]
+            and right in entry["providers_cited"]
+        )
         pairs.append(
             Agreement(
                 providers=[left, right],
-                url_jaccard=_jaccard(cited[left], cited[right]),
+                url_jaccard=_jaccard(urls[left], urls[right]),
                 domain_jaccard=_jaccard(cited_domains[left], cited_domains[right]),
-                shared_urls=len(cited[left] & cited[right]),
+                shared_urls=len(urls[left] & urls[right]),
                 shared_domains=len(cited_domains[left] & cited_domains[right]),
+                domain_joins=joins,
             )
         )
     return pairs
+
+
+def _cited_keys(response: LLMResponse) -> set[str]:
+    """The keys of the sources the answer cites, by their own URL (no domain joins)."""
+    return {_key(citation) for citation in response.citations if citation["cited"]}
 
 
 def _cited_by_one(

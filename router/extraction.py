@@ -22,7 +22,12 @@ estimated at the built-in list prices; no validators: a stored reply is read, no
 nothing about the reply makes it raise. What could not be read is said in
 ``metadata["warnings"]``, and a reply that yields nothing at all always says what it looked
 like: an empty result is never silent. Only an unknown vendor (or a bad ``request``) raises
-``RequestValidationError``.
+``RequestValidationError``, and a reply larger than ``route()`` would accept
+(``GROUNDING_ROUTER_MAX_REPLY_BYTES``) raises ``ResponseParseError`` (``reply_too_large``).
+
+The limits are ``route()``'s: ``settings`` (default: the settings' defaults) give
+``max_reply_bytes``, checked before a text reply is parsed, and ``max_citations``, past which
+the rest of the sources are cut, with a ``[CITATIONS]`` warning that names the setting.
 
 ``request`` says what was asked, when it matters to the mapping (``json_mode``: the answer is
 parsed; grounded JSON on Vertex: the reply is step 1's prose); by default a grounded text
@@ -37,7 +42,10 @@ from typing import Any
 
 from adapters.base import AdapterResult, StreamFormat
 from adapters.registry import ProviderRow, provider
+from router.call_limits import CallLimits, limits_scope
+from router.errors import ResponseParseError
 from router.respond import offline_response
+from router.settings import RouterSettings
 from router.streaming.sse import parse_sse
 from router.types import LLMRequest, LLMResponse, Message
 
@@ -68,19 +76,27 @@ def _default_request(row: ProviderRow, model: object) -> LLMRequest:
 
 
 def extract(
-    vendor: str, reply: object, *, request: LLMRequest | Mapping[str, Any] | None = None
+    vendor: str,
+    reply: object,
+    *,
+    request: LLMRequest | Mapping[str, Any] | None = None,
+    settings: RouterSettings | None = None,
 ) -> LLMResponse:
-    """The ``LLMResponse`` of a stored reply of ``vendor``; never raises on the reply itself."""
+    """The ``LLMResponse`` of a stored reply of ``vendor``, within ``route()``'s limits."""
     row = provider(vendor)
+    limits = _limits(settings)
     warnings: list[str] = []
-    shape = _Shape(row, warnings)
+    shape = _Shape(row, warnings, max_bytes=limits.max_reply_bytes)
     read = shape.read(reply)
-    asked = (
-        _default_request(row, shape.model)
-        if request is None
-        else offline_request(row.vendor, request)
-    )
-    result = _result(row, asked, read, warnings)
+    asked = offline_request(row.vendor, request, model=shape.model)
+    with limits_scope(limits):
+        result = _result(row, asked, read, warnings)
+    if limits.citations_cut:
+        warnings.append(
+            f"[CITATIONS] {row.label}: the reply named more sources than "
+            f"GROUNDING_ROUTER_MAX_CITATIONS={limits.max_citations}; the first "
+            f"{limits.max_citations} were kept, {limits.citations_cut} cut"
+        )
     if not result.content and not result.citations and not result.tool_call_count:
         warnings.append(
             f"extract: nothing could be read from the reply ({shape.seen}); "
@@ -88,6 +104,28 @@ def extract(
         )
     result.warnings = [*warnings, *result.warnings]
     return offline_response(asked, result)
+
+
+def _limits(settings: RouterSettings | None) -> CallLimits:
+    """``route()``'s reply-size and citation limits (no deadline: nothing is waited for)."""
+    fields = RouterSettings.model_fields
+    return CallLimits(
+        float("inf"),
+        max_reply_bytes=settings.max_reply_bytes
+        if settings
+        else fields["max_reply_bytes"].get_default(),
+        max_citations=settings.max_citations if settings else fields["max_citations"].get_default(),
+    )
+
+
+def reply_too_large(limit: int, vendor: str) -> ResponseParseError:
+    """The error of a stored reply larger than ``GROUNDING_ROUTER_MAX_REPLY_BYTES``."""
+    return ResponseParseError(
+        f"extract: the reply is larger than GROUNDING_ROUTER_MAX_REPLY_BYTES={limit} bytes, "
+        "the most a reply may hold; raise that setting to read it",
+        reason="reply_too_large",
+        vendor=vendor,
+    )
 
 
 # What the reply turned out to be: a body, stream chunks, or nothing readable.
@@ -118,15 +156,17 @@ def _result(row: ProviderRow, asked: LLMRequest, read: _Read, warnings: list[str
 class _Shape:
     """Tells what a reply is and turns it into a body or a list of chunks."""
 
-    def __init__(self, row: ProviderRow, warnings: list[str]) -> None:
+    def __init__(self, row: ProviderRow, warnings: list[str], *, max_bytes: int | None) -> None:
         self.row = row
         self.warnings = warnings
+        self.max_bytes = max_bytes
         self.seen = "nothing"
         self.model: object = None
         self._format: StreamFormat | None = None
 
     def read(self, reply: object) -> _Read:
         if isinstance(reply, str | bytes | bytearray):
+            self._check_size(_byte_size(reply, self.max_bytes))
             return self._text(_decoded(reply, self.warnings))
         if isinstance(reply, Mapping):
             return self._mapping(reply)
@@ -206,9 +246,15 @@ class _Shape:
 
     def _iterable(self, value: Iterable[Any]) -> _Read:
         items: list[Any] = []
+        text_bytes = 0
         try:
             for item in value:
+                if isinstance(item, str | bytes | bytearray):
+                    text_bytes += _byte_size(item)
+                    self._check_size(text_bytes)
                 items.append(item)
+        except ResponseParseError:
+            raise  # past the size limit
         except Exception as exc:  # a broken SDK stream: read what came before it broke
             self.warnings.append(
                 f"extract: reading the stream stopped after {len(items)} items "
@@ -239,6 +285,10 @@ class _Shape:
             return "body", chunks[0]  # a list of one final body
         return "chunks", chunks
 
+    def _check_size(self, size: int) -> None:
+        if self.max_bytes is not None and size > self.max_bytes:
+            raise reply_too_large(self.max_bytes, self.row.vendor)
+
     def _is_event(self, value: Mapping[str, Any]) -> bool:
         if self._format is None:
             self._format = self.row.stream_format()
@@ -252,6 +302,15 @@ class _Shape:
             response = value.get("response")
             owner = response if isinstance(response, Mapping) else value
             self.model = owner.get("model") or owner.get("modelVersion")
+
+
+def _byte_size(value: str | bytes | bytearray, limit: int | None = None) -> int:
+    """The UTF-8 size of ``value``; with ``limit``, a figure on the same side of it as the size."""
+    if not isinstance(value, str):
+        return len(value)
+    if limit is not None and (len(value) > limit or len(value) * 4 <= limit):
+        return len(value)  # one to four bytes a character: the side of the limit is known
+    return len(value.encode("utf-8", errors="surrogatepass"))
 
 
 def _decoded(value: str | bytes | bytearray, warnings: list[str]) -> str:

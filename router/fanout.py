@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from adapters.registry import provider
-from router.aggregate import Aggregate, aggregate
+from router.aggregate import Aggregate, aggregate, spec_view
 from router.errors import FanoutError, RequestValidationError, RouterError
 from router.router import RequestInput, UnifiedLLMAdapter, shared_router
 from router.tracing import NoSpan, OperationSpan
@@ -59,6 +59,15 @@ class FanoutResult:
             else:
                 providers[vendor] = {"ok": False, "error": outcome.to_dict()}
         return {"providers": providers, "aggregate": self.aggregate.to_dict()}
+
+    def to_spec(self) -> dict[str, Any]:
+        """The multi-provider seed's shape: ``citations`` and ``providers`` in request order.
+
+        ``citations[]`` holds ``{canonical_url, domains, providers_cited, title}`` per cited
+        source; ``providers[i]`` is ``{provider, citations}`` with that provider's own list
+        (see :func:`router.aggregate.spec_view`). ``to_dict`` stays the richer default.
+        """
+        return spec_view(self.outcomes)
 
 
 def route_many(

@@ -29,7 +29,7 @@ from router.citations.tracking import (
 # A rule's optional "?" escape in front of the name: irrelevant once the query is split.
 _QUESTION_MARK_ESCAPE = "(?:%3F)?"
 # The ClearURLs providers that correspond to the router's site parameters.
-_PROVIDERS = {"youtube": "youtube.com", "spotify": "spotify.com"}
+_PROVIDERS = {"youtube": "youtube.com", "spotify": "spotify.com", "LinkedIn": "linkedin.com"}
 
 
 def rules_to_compare(ruleset: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:

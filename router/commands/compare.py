@@ -27,7 +27,8 @@ failed, in --vendors order.
 examples:
   grounding-router compare "Who won the 2026 Giro d'Italia?"
   grounding-router compare "Current ECB deposit rate?" --vendors openai,vertex --required
-  grounding-router compare "Best hiking maps?" --location DE --model openai=gpt-5-mini --json"""
+  grounding-router compare "Best hiking maps?" --location DE --model openai=gpt-5-mini --json
+  grounding-router compare "Current ECB deposit rate?" --json --spec"""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,6 +70,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--timeout", type=float, metavar="S", help="timeout per call, seconds")
     parser.add_argument(
         "--json", action="store_true", help="print every outcome and the aggregate as JSON"
+    )
+    parser.add_argument(
+        "--spec",
+        action="store_true",
+        help="with --json: print the multi-provider spec's shape instead (top-level citations "
+        "of {canonical_url, domains, providers_cited, title}, and providers[i] = "
+        "{provider, citations} in --vendors order)",
     )
     from router.commands.render import add_view_options
 
@@ -129,10 +137,10 @@ def run(args: argparse.Namespace) -> int:
     except RouterError as error:
         from router.commands.render import print_error
 
-        print_error(error, as_json=args.json)
+        print_error(error, as_json=args.json or args.spec)
         return exit_code_for(error)
-    if args.json:
-        _print_json(result)
+    if args.json or args.spec:
+        _print_json(result, spec=args.spec)
     else:
         from router.commands.render import link_choice
 
@@ -146,12 +154,13 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _print_json(result: FanoutResult) -> None:
+def _print_json(result: FanoutResult, *, spec: bool) -> None:
     import json
 
     from router.text.terminal import json_for_terminal
 
-    print(json_for_terminal(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
+    data = result.to_spec() if spec else result.to_dict()
+    print(json_for_terminal(json.dumps(data, indent=2, ensure_ascii=False)))
 
 
 def _print_for_people(result: FanoutResult, links: LinkChoice = "auto") -> None:
@@ -206,7 +215,10 @@ def _agreement_table(aggregate: Aggregate) -> object:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="agreement: shared cited URLs / domains (Jaccard)", title_justify="left")
+    table = Table(
+        title="agreement: shared cited URLs / domains (Jaccard; + sources joined by domain only)",
+        title_justify="left",
+    )
     table.add_column("")
     for vendor in aggregate.providers:
         table.add_column(vendor)
@@ -218,7 +230,10 @@ def _agreement_table(aggregate: Aggregate) -> object:
             if row == column or pair is None:
                 cells.append(Text("-"))
                 continue
-            cells.append(Text(f"{_share(pair['url_jaccard'])} / {_share(pair['domain_jaccard'])}"))
+            cell = f"{_share(pair['url_jaccard'])} / {_share(pair['domain_jaccard'])}"
+            if pair["domain_joins"]:
+                cell += f" (+{pair['domain_joins']} by domain)"
+            cells.append(Text(cell))
         table.add_row(Text(row), *cells)
     return table
 

@@ -4,13 +4,18 @@ Each provider package may ship a ``prices.toml``; its section named after the ve
 vendor's prices. The tables are handed in (:func:`router.respond.load_prices` reads them through
 the provider registry), so pricing stands below the adapters and imports none of them. A user file
 (``GROUNDING_ROUTER_PRICES``) in the same format adds models and replaces the ones it names; its
-``search_fees``, when given, replace the vendor's. A model the book cannot price gets no cost
+``search_fees``, when given, replace the vendor's. The user file is read in pieces, never past
+``MAX_PRICE_FILE_BYTES``: a larger file, a device or a FIFO that never ends, bytes that are not
+UTF-8 and anything the file's parser refuses are one ``ConfigurationError`` naming the file (and
+the field or line). A model the book cannot price gets no cost
 and one ``price_unknown`` warning per vendor and model for the life of the book (the router's),
 never an error.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -22,11 +27,14 @@ from router.pricing.names import find_model
 from router.pricing.table import VendorPrices, merge_prices, parse_price_file
 from router.types import Cost
 
-__all__ = ["PriceBook", "read_user_prices"]
+__all__ = ["MAX_PRICE_FILE_BYTES", "PriceBook", "read_user_prices"]
 
 log = get_logger(__name__)
 
 _PRICED_MEMO_SIZE = 1_024
+# The most a user's price file may hold: a price table is a few kilobytes.
+MAX_PRICE_FILE_BYTES = 1024 * 1024
+_PIECE = 64 * 1024
 
 
 class PriceBook:
@@ -118,12 +126,25 @@ class PriceBook:
 def read_user_prices(path: Path, known: Collection[str]) -> dict[str, VendorPrices]:
     """The prices of a user's price file; unreadable, malformed or unknown vendors are errors."""
     try:
-        text = path.read_text("utf-8")
+        data = _read_at_most(path, MAX_PRICE_FILE_BYTES)
     except OSError as exc:
         raise ConfigurationError(
             f"price file {path}: cannot be read ({exc.strerror or exc}); "
             "check GROUNDING_ROUTER_PRICES"
         ) from exc
+    if data is None:
+        raise ConfigurationError(
+            f"price file {path}: larger than {MAX_PRICE_FILE_BYTES} bytes, the most a price "
+            "file may hold; check GROUNDING_ROUTER_PRICES"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigurationError(
+            f"price file {path}: line {line}: not UTF-8 (byte {exc.start}); "
+            "a price file is UTF-8 TOML"
+        ) from None
     sections = parse_price_file(text, source=str(path))
     for vendor in sections:
         if vendor not in known:
@@ -132,6 +153,26 @@ def read_user_prices(path: Path, known: Collection[str]) -> dict[str, VendorPric
                 f"price file {path}: unknown vendor {vendor!r}; expected any of {choices}"
             )
     return sections
+
+
+def _read_at_most(path: Path, limit: int) -> bytes | None:
+    """The file's bytes, or None when it holds more than ``limit``; read in pieces.
+
+    A regular file's size is checked before reading; anything else (a device, a FIFO) is read
+    up to one byte past the limit, never further.
+    """
+    with path.open("rb") as stream:
+        status = os.fstat(stream.fileno())
+        if stat.S_ISREG(status.st_mode) and status.st_size > limit:
+            return None
+        pieces: list[bytes] = []
+        total = 0
+        while piece := stream.read(min(_PIECE, limit + 1 - total)):
+            pieces.append(piece)
+            total += len(piece)
+            if total > limit:
+                return None
+    return b"".join(pieces)
 
 
 def _name_index(prices: VendorPrices) -> dict[str, str]:

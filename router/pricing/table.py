@@ -16,15 +16,18 @@ A price file holds one table per vendor::
     "gpt-5" = { input_per_mtok = 1.25, cached_input_per_mtok = 0.125, output_per_mtok = 10.00 }
 
 A model may add ``aliases`` (other names priced the same) and ``long_context`` (the prices above
-``above_input_tokens`` input tokens). Unknown keys and wrong types are errors that name the file
-and the place, so a typo never prices silently at zero.
+``above_input_tokens`` input tokens). Prices are finite and not negative (TOML's ``inf`` and
+``nan`` are refused). Unknown keys, wrong types and values TOML reading cannot hold (an integer
+past Python's 4,300-digit limit, nesting past the recursion limit) are errors that name the
+file and the place, so a typo never prices silently at zero or at infinity.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -41,6 +44,14 @@ __all__ = [
 ]
 
 
+# A price: finite and not negative (TOML has inf and nan; an infinite price costs NaN later).
+Price = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# How deep a price file may nest: far past any real one, well short of the recursion limit.
+_MAX_NESTING = 32
+_LONG_INTEGER = re.compile(r"[0-9][0-9_]{4299,}")
+_KEY = re.compile(r"""([A-Za-z0-9_\-]+|"[^"\n]*"|'[^'\n]*')\s*=(?!=)""")
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -49,17 +60,17 @@ class LongContextPrice(_Strict):
     """Token prices that apply when the input is longer than ``above_input_tokens``."""
 
     above_input_tokens: int = Field(gt=0)
-    input_per_mtok: float = Field(ge=0)
-    cached_input_per_mtok: float | None = Field(default=None, ge=0)
-    output_per_mtok: float = Field(ge=0)
+    input_per_mtok: Price
+    cached_input_per_mtok: Price | None = None
+    output_per_mtok: Price
 
 
 class ModelPrice(_Strict):
     """Token prices of one model, per million tokens; no cached price: cached input is input."""
 
-    input_per_mtok: float = Field(ge=0)
-    cached_input_per_mtok: float | None = Field(default=None, ge=0)
-    output_per_mtok: float = Field(ge=0)
+    input_per_mtok: Price
+    cached_input_per_mtok: Price | None = None
+    output_per_mtok: Price
     long_context: LongContextPrice | None = None
     aliases: tuple[str, ...] = ()
     as_of: str | None = None
@@ -69,7 +80,7 @@ class SearchFee(_Strict):
     """A search fee: ``per_1k`` for 1,000 units, for the replies its filters match."""
 
     unit: SearchUnit
-    per_1k: float = Field(ge=0)
+    per_1k: Price
     tool: str | None = None
     models: tuple[str, ...] | None = None
 
@@ -99,6 +110,16 @@ def parse_price_file(text: str, *, source: str) -> dict[str, VendorPrices]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigurationError(f"price file {source}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigurationError(
+            f"price file {source}: {_place(text, _too_deep(text))}: nested too deeply"
+        ) from None
+    except ValueError as exc:  # an integer past Python's limit on digits
+        found = _LONG_INTEGER.search(text)
+        where = _place(text, found.start()) if found else "a value"
+        raise ConfigurationError(
+            f"price file {source}: {where}: a number TOML reading cannot hold ({exc})"
+        ) from None
     tables: dict[str, VendorPrices] = {}
     for vendor, section in data.items():
         if not isinstance(section, dict):
@@ -135,3 +156,23 @@ def _vendor_prices(vendor: str, section: dict[str, Any], source: str) -> VendorP
             for error in exc.errors(include_url=False)
         )
         raise ConfigurationError(f"price file {source}: {problems}") from None
+
+
+def _place(text: str, at: int) -> str:
+    """``line N, key K``: where ``at`` is, and the key of the value it is in."""
+    line = text.count("\n", 0, at) + 1
+    keys = _KEY.findall(text, max(0, at - 4096), at)
+    return f"line {line}, key {keys[-1].strip(chr(34) + chr(39))}" if keys else f"line {line}"
+
+
+def _too_deep(text: str) -> int:
+    """Where brackets and braces first nest past ``_MAX_NESTING`` (strings not told apart)."""
+    depth = 0
+    for at, char in enumerate(text):
+        if char in "[{":
+            depth += 1
+            if depth > _MAX_NESTING:
+                return at
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    return 0

@@ -11,7 +11,7 @@ page's one style sheet and one script by their SHA-256 hashes and nothing else: 
 source, no inline event handler, no other script.
 
 Every provider string is cleaned of control characters and bidirectional overrides
-(:func:`router.terminal.terminal_safe`) before it is written, so a title cannot reorder the
+(:func:`router.text.terminal.terminal_safe`) before it is written, so a title cannot reorder the
 text around it; very long strings are cut for display, not for links.
 """
 

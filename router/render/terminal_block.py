@@ -5,7 +5,7 @@ the whole URL on a line of its own (never cut: terminals and people copy it from
 domain, whether the answer cites it or it was only searched, the passage quoted for it, and the
 verdicts of the claims resting on it when verification ran.
 
-Every provider string passes :func:`router.terminal.terminal_safe` and reaches rich as plain
+Every provider string passes :func:`router.text.terminal.terminal_safe` and reaches rich as plain
 ``Text``, never markup. The only escape sequences written are rich's own styles and the OSC 8
 links this module asks for, whose targets are http(s) URLs with no control character in them.
 """

@@ -64,13 +64,14 @@ def test_recorded_source_cited_by_one_provider_stays_its_own() -> None:
 
 
 def test_recorded_agreement_figures() -> None:
-    """Both providers cite ruby-lang.org; Vertex also cites wikipedia.org: overlap one half."""
+    """Both cite ruby-lang.org, Vertex by a redirect joined by domain: no URL shared, one join."""
     (pair,) = aggregate(ruby_version_answers()).agreement
     assert pair["providers"] == ["openai", "vertex"]
-    assert pair["url_jaccard"] == pytest.approx(0.5)
+    assert pair["url_jaccard"] == 0.0
     assert pair["domain_jaccard"] == pytest.approx(0.5)
-    assert pair["shared_urls"] == 1
+    assert pair["shared_urls"] == 0
     assert pair["shared_domains"] == 1
+    assert pair["domain_joins"] == 1
 
 
 def test_same_page_with_other_tracking_parameters_is_one_entry() -> None:

@@ -56,7 +56,7 @@ RULES = list(COMPARISON.rules_to_compare(CLEARURLS))
 def test_every_clearurls_rule_is_removed_or_kept_on_purpose(
     where: str, rule: str, site: str
 ) -> None:
-    """Each ClearURLs global, YouTube and Spotify rule has an entry: removed, or kept with why."""
+    """Each ClearURLs global and per-site rule compared has an entry: removed, or kept with why."""
     assert COMPARISON.verdict(rule, site) != "MISSING"
 
 
