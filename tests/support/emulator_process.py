@@ -36,6 +36,11 @@ class EmulatorAddresses:
     openrouter_base_url: str
     anthropic_base_url: str
 
+    def base_url(self, vendor: str) -> str:
+        """The ``base_url`` the emulator announced for ``vendor``'s SDK."""
+        url: str = getattr(self, f"{vendor}_base_url")
+        return url
+
 
 @contextmanager
 def emulator_process(*options: str) -> Iterator[EmulatorAddresses]:
