@@ -36,6 +36,7 @@ from router.types import LLMRequest
 from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.sleeps import RecordedSleeps
+from support.wire_faults import fault_timeout_s
 
 from .conftest import KEY, MODEL
 
@@ -296,9 +297,8 @@ def test_missing_key_is_a_configuration_error(
 
 
 def _faulty(ask: Ask, kind: str) -> LLMRequest:
-    timeout = 0.3 if kind == "hang" else 5.0
     question = f"What is the capital of France? [[emulator:fault={kind}]]"
-    return ask(question, grounded=True, timeout_s=timeout)
+    return ask(question, grounded=True, timeout_s=fault_timeout_s(kind))
 
 
 def _check_fault(row: dict[str, Any], outcome: AdapterResult | RouterError) -> None:

@@ -21,6 +21,7 @@ from router.types import LLMRequest
 from support.logs import capture_logs
 from support.openai import citation_problems
 from support.ports import refusing_base_url, refusing_proxy
+from support.wire_faults import fault_timeout_s
 
 FAULTS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[2] / "data" / "openai_wire_faults.json").read_text("utf-8")
@@ -40,11 +41,10 @@ Ask = Callable[..., LLMRequest]
 
 def faulty(ask: Ask, kind: str) -> LLMRequest:
     """A grounded request whose last user message carries the emulator's fault directive."""
-    timeout = 0.3 if kind == "hang" else 5.0
     return ask(
         f"What is the capital of France? [[emulator:fault={kind}]]",
         grounded=True,
-        timeout_s=timeout,
+        timeout_s=fault_timeout_s(kind),
     )
 
 
