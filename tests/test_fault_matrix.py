@@ -39,6 +39,7 @@ from router.unified_llm_adapter import UnifiedLLMAdapter
 from support.citations import citation_problems
 from support.deadlines import FirstCallDeadline
 from support.emulated import VENDORS, emulator_settings, grounded_request
+from support.logs import capture_logs
 from support.sleeps import RecordedSleeps
 
 MATRIX: dict[str, Any] = json.loads(
@@ -97,9 +98,10 @@ def _outcome(call: Callable[[], LLMResponse]) -> LLMResponse | RouterError:
         pytest.fail(f"{type(exc).__name__} escaped the router: {exc}")
 
 
-def _observed(outcome: LLMResponse | RouterError, calls_made: int) -> dict[str, Any]:
+def _observed(outcome: LLMResponse | RouterError, calls_made: int, retried: str) -> dict[str, Any]:
+    """What the cell observed; ``retried`` (the reasons of the retries) explains a mismatch."""
     if isinstance(outcome, LLMResponse):
-        assert outcome.attempts == calls_made
+        assert outcome.attempts == calls_made, retried
         for citation in outcome.citations:
             assert citation_problems(citation, outcome.content) == []
         return {
@@ -109,10 +111,10 @@ def _observed(outcome: LLMResponse | RouterError, calls_made: int) -> dict[str, 
             "cited": bool(outcome.citations),
         }
     if isinstance(outcome, ProviderError):
-        assert outcome.attempts == calls_made
+        assert outcome.attempts == calls_made, retried
     if isinstance(outcome, GroundingValidationError):
         assert outcome.response is not None
-        assert outcome.response.attempts == calls_made
+        assert outcome.response.attempts == calls_made, retried
     return {
         "error": type(outcome).__name__,
         "reason": outcome.reason,
@@ -142,7 +144,7 @@ def test_fault_cell(
     emulator.clear_requests()
     sleeps.waits.clear()
     deadlines = FirstCallDeadline(cell.get("first_call_timeout_s"))
-    with deadlines_chosen_by(deadlines):
+    with deadlines_chosen_by(deadlines), capture_logs() as events:
         if call == "route":
             outcome = _outcome(lambda: router.route(request))
         else:
@@ -150,7 +152,10 @@ def test_fault_cell(
     assert deadlines.first_call_had_its_deadline()
     expected = dict(cell["expected"])
     waits = expected.pop("waits", None)
-    assert _observed(outcome, len(emulator.requests)) == expected
+    retried = (
+        f"retried after {[e['reason'] for e in events if e['event'] == 'provider_call_retrying']}"
+    )
+    assert _observed(outcome, len(emulator.requests), retried) == expected, retried
     assert len(sleeps.waits) == expected["attempts"] - 1
     if waits is not None:
         assert sleeps.waits == waits
