@@ -21,6 +21,10 @@ cut at the limit, never held whole). **Citations.** ``max_citations`` bounds the
 reply gives (``router.citations.CitationCollector`` reads it) and ``max_debug_events`` the
 forensic events it logs (``router.logging.grounding_debug_enabled``).
 
+**Chosen deadlines.** Inside :func:`deadlines_chosen_by`, each call's deadline is what a given
+function makes of its ``timeout_s``: a test gives a faulted first attempt a short deadline and
+its retry a long one, so the retry's answer never races a deadline the test did not mean to test.
+
 When a limit ends a call, ``CallLimits.fired`` names it, and the router reports the limit's
 error (:meth:`CallLimits.error`): ``ProviderTransientError(reason="deadline")``, which says so
 apart from an SDK's own per-read timeout (``reason="timeout"``), or
@@ -49,6 +53,7 @@ __all__ = [
     "count_reply_bytes",
     "current_limits",
     "deadline_s",
+    "deadlines_chosen_by",
     "iterate_within",
     "limits_for",
     "limits_scope",
@@ -59,6 +64,11 @@ __all__ = [
 T = TypeVar("T")
 
 _CURRENT: ContextVar[CallLimits | None] = ContextVar("provider_call_limits", default=None)
+
+DeadlineChoice = Callable[[LLMRequest, float], float]
+"""Given a request and its ``timeout_s`` in seconds, the deadline of its next provider call."""
+
+_CHOICE: ContextVar[DeadlineChoice | None] = ContextVar("provider_call_deadlines", default=None)
 
 
 class DeadlineExceeded(TimeoutError):
@@ -140,9 +150,12 @@ def deadline_s(request: LLMRequest, settings: RouterSettings) -> float:
 
 
 def limits_for(request: LLMRequest, settings: RouterSettings) -> CallLimits:
-    """The limits of one call of ``request``, from now (a deadline of its ``timeout_s``)."""
+    """The limits of one call of ``request``, from now (a deadline of its ``timeout_s``, or what
+    the current :func:`deadlines_chosen_by` makes of it)."""
+    seconds = deadline_s(request, settings)
+    choose = _CHOICE.get()
     return CallLimits(
-        deadline_s(request, settings),
+        seconds if choose is None else choose(request, seconds),
         max_reply_bytes=settings.max_reply_bytes,
         max_citations=settings.max_citations,
         max_debug_events=settings.max_debug_events if settings.debug_grounding else None,
@@ -162,6 +175,18 @@ def limits_scope(limits: CallLimits) -> Iterator[CallLimits]:
         yield limits
     finally:
         _CURRENT.reset(token)
+
+
+@contextmanager
+def deadlines_chosen_by(choose: DeadlineChoice) -> Iterator[None]:
+    """Inside the block (thread- and task-local), each provider call made, retries and redirect
+    resolution included, gets the deadline ``choose(request, timeout_s)``. Choose one no longer
+    than ``timeout_s``: the SDKs' own timeouts still follow ``timeout_s`` (``sdk_timeout_s``)."""
+    token = _CHOICE.set(choose)
+    try:
+        yield
+    finally:
+        _CHOICE.reset(token)
 
 
 def count_reply_bytes(total: int) -> None:

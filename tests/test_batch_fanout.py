@@ -21,14 +21,20 @@ from router.cli import main
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
-from support.emulated import batch_cli, batch_cli_killed_midway, complete_rows, rows_of
+from support.emulated import (
+    ANSWER_TIMEOUT_S,
+    batch_cli,
+    batch_cli_killed_midway,
+    complete_rows,
+    rows_of,
+)
 
 PAIR = ["openai", "vertex"]
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:
     return emulated_settings(
-        emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=10
+        emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=ANSWER_TIMEOUT_S
     )
 
 

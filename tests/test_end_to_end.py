@@ -22,6 +22,7 @@ from router import (
 )
 from router.emulated import emulated_settings
 from router.emulator import Emulator
+from support.emulated import ANSWER_TIMEOUT_S
 from support.logs import capture_logs
 from support.sleeps import RecordedSleeps
 
@@ -30,7 +31,7 @@ MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 
 
 def settings_for(emulator: Emulator, **overrides: Any) -> RouterSettings:
-    return emulated_settings(emulator, timeout_s=10, **overrides)
+    return emulated_settings(emulator, timeout_s=ANSWER_TIMEOUT_S, **overrides)
 
 
 @pytest.fixture

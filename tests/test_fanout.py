@@ -21,6 +21,7 @@ from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.errors import FanoutError
 from router.fanout import aroute_many, route_many
+from support.emulated import ANSWER_TIMEOUT_S
 from support.sleeps import RecordedSleeps
 
 QUESTION = {
@@ -46,7 +47,7 @@ def emulator() -> Iterator[Emulator]:
 @pytest.fixture
 def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
     sleeps = RecordedSleeps()
-    settings = emulated_settings(emulator, timeout_s=10)
+    settings = emulated_settings(emulator, timeout_s=ANSWER_TIMEOUT_S)
     with UnifiedLLMAdapter(settings, sleep=sleeps, async_sleep=sleeps.asleep) as built:
         yield built
 

@@ -26,7 +26,7 @@ from router.errors import GroundingValidationError, RouterError
 from router.router import UnifiedLLMAdapter
 from router.types import LLMResponse
 from support.citations import citation_problems
-from support.emulated import VENDORS, emulator_settings, grounded_request
+from support.emulated import ANSWER_TIMEOUT_S, VENDORS, emulator_settings, grounded_request
 from support.mutations import Corpus, mutated_case
 from support.recorded import files_for_vendor, load_final_body
 
@@ -52,7 +52,9 @@ CORPORA = {vendor: _corpus(vendor) for vendor in VENDORS}
 @pytest.fixture(scope="module")
 def router(emulator: Emulator) -> Iterator[UnifiedLLMAdapter]:
     # One attempt: a retry would be answered by the emulator's own synthesis, not the case.
-    with UnifiedLLMAdapter(emulator_settings(emulator, max_attempts=1, timeout_s=10)) as built:
+    with UnifiedLLMAdapter(
+        emulator_settings(emulator, max_attempts=1, timeout_s=ANSWER_TIMEOUT_S)
+    ) as built:
         yield built
 
 

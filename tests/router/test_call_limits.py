@@ -15,10 +15,14 @@ from router.call_limits import (
     bounded_timeout,
     count_reply_bytes,
     current_limits,
+    deadlines_chosen_by,
     iterate_within,
+    limits_for,
     limits_scope,
     run_within,
 )
+from router.settings import RouterSettings
+from router.types import LLMRequest
 
 
 class Clock:
@@ -116,3 +120,41 @@ def test_deadline_error_says_which_limit_fired() -> None:
     assert error is not None
     assert error.reason == "deadline"
     assert "deadline of 2 s" in error.message
+
+
+def _request(timeout_s: float) -> LLMRequest:
+    return LLMRequest.model_validate(
+        {
+            "vendor": "openai",
+            "model": "gpt-4o",
+            "messages": [{"role": "user", "content": "Capital of Peru?"}],
+            "timeout_s": timeout_s,
+        }
+    )
+
+
+def test_deadlines_chosen_by_sets_each_calls_deadline_inside_the_block_only() -> None:
+    """Inside the block a call's deadline is the chosen one; outside, the request's timeout_s."""
+    request, settings = _request(20.0), RouterSettings()
+    asked: list[float] = []
+
+    def choose(chosen_for: LLMRequest, seconds: float) -> float:
+        assert chosen_for is request
+        asked.append(seconds)
+        return 0.25 if len(asked) == 1 else seconds
+
+    with deadlines_chosen_by(choose):
+        assert [limits_for(request, settings).seconds for _ in range(2)] == [0.25, 20.0]
+    assert limits_for(request, settings).seconds == 20.0
+    assert asked == [20.0, 20.0]
+
+
+def test_deadlines_chosen_by_reaches_calls_on_a_new_event_loop() -> None:
+    """asyncio.run() inside the block sees the choice, as aroute() from sync code does."""
+    request, settings = _request(20.0), RouterSettings()
+
+    async def seconds() -> float:
+        return limits_for(request, settings).seconds
+
+    with deadlines_chosen_by(lambda _request, _seconds: 0.25):
+        assert asyncio.run(seconds()) == 0.25

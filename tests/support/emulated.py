@@ -22,6 +22,7 @@ from router.emulator.apis import API_NAMES
 from router.settings import RouterSettings
 
 __all__ = [
+    "ANSWER_TIMEOUT_S",
     "MODELS",
     "VENDORS",
     "batch_cli",
@@ -32,6 +33,15 @@ __all__ = [
     "grounded_request",
     "rows_of",
 ]
+
+ANSWER_TIMEOUT_S = 60.0
+"""``timeout_s`` for suites that expect every call answered (or failed by its fault) once.
+
+Such a suite counts outcomes and attempts, so a call its deadline ends turns into an error or an
+extra attempt. An emulated answer takes milliseconds of CPU; on two cores shared with a dozen
+busy processes (load 15-38) a call with 10 s once ran out. No call in these suites waits for a
+deadline (no hang, trickle or delay), so 60 s costs nothing and leaves a wide margin.
+"""
 
 # Every registered vendor: a new registry row is routed by these suites without editing them.
 VENDORS: tuple[str, ...] = vendors()

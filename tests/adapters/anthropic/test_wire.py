@@ -30,6 +30,7 @@ from router.settings import RouterSettings
 from router.types import LLMRequest
 from support.citations import citation_problems
 from support.sleeps import RecordedSleeps
+from support.wire_faults import fault_timeout_s
 
 from .conftest import KEY, MODEL
 
@@ -279,9 +280,8 @@ def test_required_two_step_skips_the_reshape_when_step_one_did_not_search(
 
 
 def _faulty(ask: Ask, kind: str) -> LLMRequest:
-    timeout = 0.3 if kind == "hang" else 5.0
     question = f"What is the capital of France? [[emulator:fault={kind}]]"
-    return ask(question, grounded=True, timeout_s=timeout)
+    return ask(question, grounded=True, timeout_s=fault_timeout_s(kind))
 
 
 def test_router_retries_overloaded_then_answers(

@@ -22,6 +22,7 @@ from router.types import LLMRequest
 from support.logs import capture_logs
 from support.openai import citation_problems
 from support.ports import refusing_base_url, refusing_proxy
+from support.wire_faults import fault_timeout_s
 
 SCHEMA = {
     "title": "Capital",
@@ -38,11 +39,10 @@ Ask = Callable[..., LLMRequest]
 
 def faulty(ask: Ask, kind: str) -> LLMRequest:
     """A grounded request whose last user message carries the emulator's fault directive."""
-    timeout = 0.3 if kind == "hang" else 5.0
     return ask(
         f"What is the capital of France? [[emulator:fault={kind}]]",
         grounded=True,
-        timeout_s=timeout,
+        timeout_s=fault_timeout_s(kind),
     )
 
 

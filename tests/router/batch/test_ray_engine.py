@@ -25,7 +25,7 @@ from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from support.batch_plan import Planned, check_rows, planned_calls, read_rows, write_plan
-from support.emulated import cli_environment
+from support.emulated import ANSWER_TIMEOUT_S, cli_environment
 
 # Ray starts processes for its cluster and every job: on a loaded machine a test may take minutes,
 # so the suite's two-minute guard is widened here; it still catches a hang.
@@ -59,7 +59,7 @@ def ray_address() -> Iterator[str]:
 
 def settings_for(emulator: Emulator) -> RouterSettings:
     return emulated_settings(
-        emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=10
+        emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=ANSWER_TIMEOUT_S
     )
 
 

@@ -19,6 +19,7 @@ from router.batch.ray_engine.layout import plan_layout
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from support.batch_plan import check_rows, planned_calls, read_rows, write_plan
+from support.emulated import ANSWER_TIMEOUT_S
 
 # Ray starts processes for its cluster and every job: on a loaded machine a test may take minutes,
 # so the suite's two-minute guard is widened here; it still catches a hang.
@@ -72,7 +73,7 @@ def test_a_node_lost_mid_run_loses_and_repeats_no_row(
     plan = write_plan(tmp_path / "in.jsonl", 200, salt=tmp_path.name)
     out = tmp_path / "out.jsonl"
     settings = emulated_settings(
-        emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=10
+        emulator, retry_initial_delay_s=0.0, retry_max_delay_s=0.0, timeout_s=ANSWER_TIMEOUT_S
     )
     emulator.latency_s = 0.05  # slow enough that the node goes while rows are in flight
     emulator.clear_requests()
