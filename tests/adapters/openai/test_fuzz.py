@@ -95,6 +95,8 @@ _random_batches = st.lists(
 )
 
 
+# The shared mutator's huge strings make a case dearer: allow a loaded machine its time.
+@pytest.mark.timeout(600)
 @_fuzz_settings(8_000 // MUTATED_PER_EXAMPLE)
 @given(_mutated_batches)
 def test_mutated_recorded_bodies(batch: list[int]) -> None:

@@ -214,6 +214,8 @@ def _check(rng: random.Random, body: dict[str, Any], api: GoogleApi = VERTEX) ->
     assert extract_vertex_grounding(body, api=api).sources_seen == reply.grounding.sources_seen
 
 
+# The shared mutator's huge strings make a case dearer: allow a loaded machine its time.
+@pytest.mark.timeout(600)
 @FUZZ
 @given(SEEDS)
 def test_mutated_recorded_bodies(seed: int) -> None:
