@@ -135,19 +135,20 @@ def test_debug_route_example_of_the_readme_runs(
 
 def _command_lines(text: str) -> list[str]:
     """The lines of a text that run ``grounding-router``, continuations joined, and comments,
-    redirections, optional ``[...]`` flags and trailing ``(...)`` remarks dropped."""
+    redirections, a trailing ``&``, optional ``[...]`` flags and ``(...)`` remarks dropped."""
     lines = []
     for line in re.sub(r"\\\n\s*", " ", text).splitlines():
         if not line.lstrip().startswith("grounding-router "):
             continue
-        command = re.split(r"\s{2,}[#(]|\s+#\s|\s[>|]\s", line.strip())[0]
+        command = re.split(r"\s{2,}[#(]|\s+#\s|\s[>|]\s|\s&(?:\s|$)", line.strip())[0]
         lines.append(re.sub(r"\s\[[^\]]*\]", "", command).strip())
     return lines
 
 
 def _documented_examples() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```(?:sh|bash)\n(.*?)^```$", readme, flags=re.MULTILINE | re.DOTALL)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
+    blocks = re.findall(r"^```(?:sh|bash)\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
     helps = [parser.description or "" for parser in _subparsers().values()]
     lines = [line for text in [*blocks, *helps] for line in _command_lines(text)]
     return list(dict.fromkeys(lines))

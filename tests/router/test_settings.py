@@ -98,9 +98,9 @@ def test_gemini_key_names_follow_google_genai(monkeypatch: pytest.MonkeyPatch) -
 
 
 def _documented_names() -> set[str]:
-    """The variables the README's Configuration table lists (its first column)."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    """The variables the Configuration table (docs/configuration.md) lists (its first column)."""
+    page = Path(__file__).parents[2] / "docs" / "configuration.md"
+    table = page.read_text(encoding="utf-8").split("## Configuration", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| (`[^|]+`) \|", table, flags=re.MULTILINE)
     return {name for row in rows for name in re.findall(r"`([A-Z_<>]+)`", row)}
 
@@ -114,7 +114,7 @@ def _readme_row(setting: str, variables: tuple[str, ...]) -> str:
 
 
 def test_the_readme_table_lists_every_setting_and_no_other() -> None:
-    """Each setting has its row in the README's Configuration table, and each row a setting."""
+    """Each setting has its row in the Configuration table, and each row a setting."""
     variables = {_readme_row(name, names) for name, names in setting_variables().items()}
     documented = _documented_names()
     assert variables - documented == set()
