@@ -209,21 +209,6 @@ def test_the_floor_check_sees_a_reach_up() -> None:
     assert _below_the_adapters("router.pricing.book")
 
 
-# Vendor literals compared outside their provider package and emulator API module, on main when
-# this test came. The emulator is being rebuilt as one row per provider API
-# (router/emulator/apis/), which removes them: delete each entry as its comparisons go. Any
-# comparison not listed here fails.
-VENDOR_COMPARISONS_ALLOWED: Mapping[str, frozenset[str]] = {
-    "router.emulator.app": frozenset(
-        {"anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex"}
-    ),
-    "router.emulator.error_replies": frozenset(
-        {"anthropic", "gemini", "openai", "openrouter", "perplexity", "vertex"}
-    ),
-    "router.emulator.synthesis": frozenset(
-        {"anthropic", "gemini", "openai", "openrouter", "perplexity"}
-    ),
-}
 _COMPARING = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 
 
@@ -307,10 +292,5 @@ def test_a_vendor_literal_belongs_to_its_package_and_emulator_module() -> None:
 
 
 def test_no_vendor_literal_is_compared_outside_its_provider() -> None:
-    """No `if vendor == "..."` outside a provider's package and emulator API module, but the
-    comparisons listed (and being removed) in VENDOR_COMPARISONS_ALLOWED."""
-    new = {
-        module: sorted(vendors - VENDOR_COMPARISONS_ALLOWED.get(module, frozenset()))
-        for module, vendors in foreign_vendor_comparisons().items()
-    }
-    assert {module: vendors for module, vendors in new.items() if vendors} == {}
+    """No `if vendor == "..."` outside a provider's package and its emulator API module."""
+    assert foreign_vendor_comparisons() == {}
