@@ -22,6 +22,7 @@ anyway, and a sentence whose offsets do not match its text is located by search 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -59,12 +60,16 @@ def segment_claims(content: str, *, language: str = "en") -> list[Segment]:
     """The claims of ``content`` in order: sentences, list items, headings and code blocks."""
     claims: list[Segment] = []
     position = 0
-    for fence in _FENCE.finditer(content):
+    # A fence needs three backticks or tildes: without them the fence scan is skipped.
+    fences = _FENCE.finditer(content) if "```" in content or "~~~" in content else ()
+    for fence in fences:
         claims.extend(_prose_claims(content, position, fence.start(), language))
-        claims.append(_trimmed(content, fence.start(), fence.end()))
+        fenced = _trimmed(content, fence.start(), fence.end())
+        if fenced is not None:
+            claims.append(fenced)
         position = fence.end()
     claims.extend(_prose_claims(content, position, len(content), language))
-    return [claim for claim in claims if claim.text]
+    return claims
 
 
 def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator[Segment]:
@@ -72,46 +77,77 @@ def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator
     region = content[start:end]
     if not region.strip():
         return
-    markers = [match.span() for match in _CITATION_MARKER.finditer(region)]
-    masked = _CITATION_MARKER.sub(_spaces, region) if markers else region
-    masked = _OPAQUE.sub(_letters, masked)
+    markers: list[tuple[int, int]] = []
+    masked = _mask_markers(region, markers) if "[" in region else region
+    if "`" in masked or "http" in masked:
+        masked = _OPAQUE.sub(_letters, masked)
     sentences = _sentences(masked, language)
+    marker_starts = [marker_start for marker_start, _ in markers]
     cursor = 0
+    count = len(sentences)
     for block_start, block_end in _blocks(region, 0, len(region)):
-        while cursor < len(sentences) and sentences[cursor][1] <= block_start:
+        if block_start >= block_end:  # an empty block (a blank line) holds no piece
+            continue
+        while cursor < count and sentences[cursor][1] <= block_start:
             cursor += 1
         pieces = []
         index = cursor
-        while index < len(sentences) and sentences[index][0] < block_end:
-            piece_start = max(sentences[index][0], block_start)
-            piece_end = min(sentences[index][1], block_end)
+        while index < count and sentences[index][0] < block_end:
+            piece_start, piece_end = sentences[index]
+            piece_start = max(piece_start, block_start)
+            piece_end = min(piece_end, block_end)
             if piece_start < piece_end and not region[piece_start:piece_end].isspace():
                 pieces.append((piece_start, piece_end))
             index += 1
         for number in range(1, len(pieces)):
-            boundary = min(_after_markers(region, pieces[number][0], markers), block_end)
+            boundary = pieces[number][0]
+            if markers:
+                boundary = _after_markers(region, boundary, markers, marker_starts)
+            boundary = min(boundary, block_end)
             pieces[number - 1] = (pieces[number - 1][0], boundary)
             pieces[number] = (boundary, max(boundary, pieces[number][1]))
         for piece_start, piece_end in pieces:
-            yield _trimmed(content, start + piece_start, start + piece_end)
+            segment = _trimmed(region, piece_start, piece_end, start)
+            if segment is not None:
+                yield segment
 
 
-def _spaces(match: re.Match[str]) -> str:
-    return " " * len(match.group())
+def _mask_markers(region: str, markers: list[tuple[int, int]]) -> str:
+    """``region`` with its citation markers as spaces, their spans appended to ``markers``.
+
+    One scan: the spans are recorded as the markers are replaced.
+    """
+
+    def spaces(match: re.Match[str]) -> str:
+        start, end = match.span()
+        markers.append((start, end))
+        return " " * (end - start)
+
+    return _CITATION_MARKER.sub(spaces, region)
 
 
 def _letters(match: re.Match[str]) -> str:
     return "x" * len(match.group())
 
 
-def _after_markers(block: str, boundary: int, markers: list[tuple[int, int]]) -> int:
-    """``boundary`` moved past a marker it falls in and the markers right after it."""
-    if not markers:
+def _after_markers(
+    block: str, boundary: int, markers: list[tuple[int, int]], starts: list[int]
+) -> int:
+    """``boundary`` moved past a marker it falls in and the markers right after it.
+
+    ``markers`` are the spans of the citation markers of ``block`` in order, ``starts`` their
+    starts. Markers do not overlap, so at most one holds ``boundary``: the last that starts
+    before it. A run of markers can only open where one of them starts, after nothing but
+    whitespace: the regex runs only then.
+    """
+    after = bisect_left(starts, boundary)
+    if after and markers[after - 1][1] > boundary:
+        boundary = markers[after - 1][1]
+    if after == len(starts):
         return boundary
-    for start, end in markers:
-        if start < boundary < end:
-            boundary = end
-            break
+    next_start = starts[after]  # the first marker after the one that held ``boundary``, if any
+    if next_start > boundary and not block[boundary:next_start].isspace():
+        return boundary
     leading = _LEADING_MARKERS.match(block, boundary)
     return leading.end() if leading is not None else boundary
 
@@ -119,10 +155,11 @@ def _after_markers(block: str, boundary: int, markers: list[tuple[int, int]]) ->
 def _blocks(content: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Paragraph pieces between blank lines; each heading, list item or quote line opens one.
 
-    Only blank and marker-led lines are visited (one regex scan), not every line of prose.
+    The opener pattern is tried at line starts only, and not at a line that opens with a
+    letter (no opener does): a scan of the pattern over every character cost more.
     """
     block_start = start
-    for opener in _LINE_OPENER.finditer(content, start, end):
+    for opener in _line_openers(content, start, end):
         line_start = opener.start()
         yield block_start, line_start
         if opener.group("marker") is None:  # a blank line
@@ -135,6 +172,24 @@ def _blocks(content: str, start: int, end: int) -> Iterator[tuple[int, int]]:
             yield block_start, line_end
             block_start = line_end
     yield block_start, end
+
+
+def _line_openers(content: str, start: int, end: int) -> Iterator[re.Match[str]]:
+    """The matches ``_LINE_OPENER.finditer(content, start, end)`` gives, line by line."""
+    line = start
+    if line > 0 and content[line - 1] != "\n":
+        line = content.find("\n", line, end) + 1
+        if line == 0:
+            return
+    while True:
+        if line == end or not content[line].isalpha():
+            opener = _LINE_OPENER.match(content, line, end)
+            if opener is not None:
+                yield opener
+        newline = content.find("\n", line, end)
+        if newline < 0:
+            return
+        line = newline + 1
 
 
 def _sentences(text: str, language: str) -> list[tuple[int, int]]:
@@ -159,8 +214,12 @@ def _sentences(text: str, language: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def _trimmed(content: str, start: int, end: int) -> Segment:
-    piece = content[start:end]
-    leading = len(piece) - len(piece.lstrip())
-    trailing = len(piece.rstrip())
-    return Segment(start + leading, start + trailing, piece[leading:trailing])
+def _trimmed(text: str, start: int, end: int, offset: int = 0) -> Segment | None:
+    """``text[start:end]`` without its surrounding whitespace, at ``offset`` + its place; None
+    when blank (a claim with no text is dropped)."""
+    piece = text[start:end]
+    stripped = piece.strip()
+    if not stripped:
+        return None
+    first = offset + start + len(piece) - len(piece.lstrip())
+    return Segment(first, first + len(stripped), stripped)
