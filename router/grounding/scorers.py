@@ -71,7 +71,9 @@ def _fold(text: str) -> str:
     if folded.isascii():
         return folded
     decomposed = unicodedata.normalize("NFKD", folded)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    # The marks are looked up once per distinct character, not once per character.
+    marks = {ord(c): None for c in set(decomposed) if unicodedata.combining(c)}
+    return decomposed.translate(marks) if marks else decomposed
 
 
 @lru_cache(maxsize=4096)

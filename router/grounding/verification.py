@@ -8,6 +8,7 @@ citations' spans instead, one attribution per span, with the citation's ``cited_
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
@@ -38,10 +39,11 @@ def verify(
     threshold = policy.support_threshold if policy is not None else DEFAULT_SUPPORT_THRESHOLD
     content = response.content
     attributions = response_attributions(response)
-    spans = [(a["start"], a["end"]) for a in attributions]
+    segments = segment_claims(content)
+    cites = _citing(segments, [(a["start"], a["end"]) for a in attributions])
     claims = [
-        _claim(segment, _overlapping(segment, spans), attributions, score, threshold)
-        for segment in segment_claims(content)
+        _claim(segment, indices, attributions, score, threshold)
+        for segment, indices in zip(segments, cites, strict=True)
     ]
     counts: dict[Verdict, int] = {"supported": 0, "unsupported": 0, "uncited": 0, "unknown": 0}
     for claim in claims:
@@ -97,6 +99,28 @@ def cited_sources(
     indices = {i for i, citation in enumerate(citations) if citation["cited"]}
     indices.update(a["citation"] for a in attributions if 0 <= a["citation"] < len(citations))
     return [citations[i] for i in sorted(indices)]
+
+
+def _citing(segments: Sequence[Segment], spans: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """For each claim, the indices of the attributions whose span falls on it, in order.
+
+    Claims come in answer order, so their starts and ends both rise: the claims a span falls on
+    are one run, found by bisection, and each span is visited once instead of once per claim.
+    Claims out of that order (not known to occur) are paired span by span.
+    """
+    starts = [segment.start for segment in segments]
+    ends = [segment.end for segment in segments]
+    if starts != sorted(starts) or ends != sorted(ends):
+        return [_overlapping(segment, spans) for segment in segments]
+    cites: list[list[int]] = [[] for _ in segments]
+    for index, (start, end) in enumerate(spans):
+        if start < end:  # on every claim that starts before its end and ends after its start
+            first, last = bisect_right(ends, start), bisect_left(starts, end)
+        else:  # an empty span: on every claim whose range holds its place, ends included
+            first, last = bisect_left(ends, start), bisect_right(starts, start)
+        for claim in range(first, last):
+            cites[claim].append(index)
+    return cites
 
 
 def _overlapping(segment: Segment, spans: Sequence[tuple[int, int]]) -> list[int]:
