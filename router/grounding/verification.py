@@ -176,11 +176,26 @@ def _coverage(claims: Sequence[Claim]) -> float:
     """Share of the claims' non-blank characters that lie in cited claims."""
     total = cited = 0
     for claim in claims:
-        size = sum(map(len, claim.text.split()))
+        size = _non_blank(claim.text)
         total += size
         if claim.verdict != "uncited":
             cited += size
     return cited / total if total else 0.0
+
+
+# The characters str.isspace() holds true for among ASCII, as bytes to delete.
+_ASCII_BLANKS = bytes(code for code in range(128) if chr(code).isspace())
+
+
+def _non_blank(text: str) -> int:
+    """How many characters of ``text`` are not whitespace (``str.isspace``).
+
+    ASCII text is counted by deleting its blanks from its bytes, several times cheaper than
+    splitting it into words; other text is split.
+    """
+    if text.isascii():
+        return len(text.encode("ascii").translate(None, _ASCII_BLANKS))
+    return sum(map(len, text.split()))
 
 
 def _hosts(sources: Sequence[Citation]) -> list[str]:
