@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import islice
 from typing import NamedTuple
 
 __all__ = ["Segment", "segment_claims"]
@@ -91,14 +92,14 @@ def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator
         while cursor < count and sentences[cursor][1] <= block_start:
             cursor += 1
         pieces = []
-        index = cursor
-        while index < count and sentences[index][0] < block_end:
-            piece_start, piece_end = sentences[index]
-            piece_start = max(piece_start, block_start)
-            piece_end = min(piece_end, block_end)
+        for sentence_start, sentence_end in islice(sentences, cursor, None):
+            if sentence_start >= block_end:
+                break
+            # Conditional expressions, not max() and min(): this loop runs for every sentence.
+            piece_start = sentence_start if sentence_start > block_start else block_start
+            piece_end = sentence_end if sentence_end < block_end else block_end
             if piece_start < piece_end and not region[piece_start:piece_end].isspace():
                 pieces.append((piece_start, piece_end))
-            index += 1
         for number in range(1, len(pieces)):
             boundary = pieces[number][0]
             if markers:
@@ -106,10 +107,12 @@ def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator
             boundary = min(boundary, block_end)
             pieces[number - 1] = (pieces[number - 1][0], boundary)
             pieces[number] = (boundary, max(boundary, pieces[number][1]))
-        for piece_start, piece_end in pieces:
-            segment = _trimmed(region, piece_start, piece_end, start)
-            if segment is not None:
-                yield segment
+        for piece_start, piece_end in pieces:  # trimmed of whitespace; a blank piece is dropped
+            piece = region[piece_start:piece_end]
+            text = piece.strip()
+            if text:
+                first = start + piece_end - len(piece.lstrip())
+                yield Segment(first, first + len(text), text)
 
 
 def _mask_markers(region: str, markers: list[tuple[int, int]]) -> str:
@@ -214,12 +217,12 @@ def _sentences(text: str, language: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def _trimmed(text: str, start: int, end: int, offset: int = 0) -> Segment | None:
-    """``text[start:end]`` without its surrounding whitespace, at ``offset`` + its place; None
-    when blank (a claim with no text is dropped)."""
+def _trimmed(text: str, start: int, end: int) -> Segment | None:
+    """``text[start:end]`` without its surrounding whitespace; None when blank (a claim with no
+    text is dropped)."""
     piece = text[start:end]
     stripped = piece.strip()
     if not stripped:
         return None
-    first = offset + start + len(piece) - len(piece.lstrip())
+    first = end - len(piece.lstrip())
     return Segment(first, first + len(stripped), stripped)
