@@ -82,9 +82,9 @@ def content_words(text: str) -> frozenset[str]:
 
     Memoised: a passage quoted for several claims, or a reply verified again, is read once.
     """
-    words = _WORD.findall(_fold(text))
-    kept = [word for word in words if word not in _STOP_WORDS]
-    return frozenset(_stemmer().stemWords(kept)) if kept else frozenset()
+    kept = set(_WORD.findall(_fold(text)))  # each distinct word stemmed once
+    kept -= _STOP_WORDS
+    return frozenset(_stemmer().stemWords(list(kept))) if kept else frozenset()
 
 
 def lexical(claim: str, passage: str) -> float:
