@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from router.batch import run_batch
+from router.batch import LocalEngine, run_batch
 from router.batch.stats import ShareHistogram
 from router.emulator import Emulator
 from router.unified_llm_adapter import UnifiedLLMAdapter
@@ -37,7 +37,9 @@ def test_a_batch_with_policies_gives_one_row_per_line_naming_the_rule(
     _write(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
     with UnifiedLLMAdapter(emulator_settings(emulator, timeout_s=10)) as router:
-        summary = run_batch(tmp_path / "in.jsonl", out, router=router, concurrency=4)
+        summary = run_batch(
+            tmp_path / "in.jsonl", out, engine=LocalEngine(router=router), concurrency=4
+        )
     rows = {row["request_id"]: row for row in rows_of(out)}
     assert sorted(rows) == ["auto", "met", "no-passage", "too-few"]
     assert rows["met"]["ok"]

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from router import (
     Completed,
@@ -25,6 +24,7 @@ from router import (
 )
 from router.emulator import Emulator
 from support.emulated import emulator_settings, grounded_request
+from support.logs import capture_logs
 
 QUESTION = "What is the capital of France?"
 # Anthropic quotes a passage for each citation, so every rule, support included, has a value.
