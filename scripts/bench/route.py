@@ -70,7 +70,7 @@ def bench_sync(
 async def bench_async(
     vendor: str, settings: RouterSettings, calls: int, rounds: int, concurrency: int
 ) -> dict[str, Figures]:
-    raw = async_raw(vendor, settings)
+    raw = async_raw(vendor, settings, concurrency)
     model = provider(vendor).default_model
     await raw.check(requests_for(vendor, model, 1)[0])
     async with UnifiedLLMAdapter(settings) as router:
