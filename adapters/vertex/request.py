@@ -15,6 +15,7 @@ is no allowed list; the router refuses ``allowed_domains`` for Vertex before any
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -73,23 +74,26 @@ def _system_instruction(request: LLMRequest, step: Step) -> str | None:
 
 def build_contents(
     request: LLMRequest, step: Step, answer: str | None = None
-) -> list[types.Content]:
-    """The conversation for ``step``; the reshape step adds ``answer`` and the JSON request."""
-    from google.genai import types
+) -> list[dict[str, Any]]:
+    """The conversation for ``step``; the reshape step adds ``answer`` and the JSON request.
 
+    Plain dicts in the REST form: google-genai validates them into its ``Content`` models once,
+    where typed ``Content`` objects sent its request converters through about 200 pydantic
+    ``__getattr__`` fallbacks per call (tests/adapters/vertex/test_sdk_call.py counts them).
+    """
     contents = [
-        types.Content(
-            role="model" if message.role == "assistant" else "user",
-            parts=[types.Part(text=message.text)],
-        )
+        _turn("model" if message.role == "assistant" else "user", message.text)
         for message in request.messages
         if message.role != "system"
     ]
     if step.name == "reshape":
-        contents.append(types.Content(role="model", parts=[types.Part(text=answer or "")]))
-        prompt = reshape_prompt(has_schema=request.json_schema is not None)
-        contents.append(types.Content(role="user", parts=[types.Part(text=prompt)]))
+        contents.append(_turn("model", answer or ""))
+        contents.append(_turn("user", reshape_prompt(has_schema=request.json_schema is not None)))
     return contents
+
+
+def _turn(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"text": text}]}
 
 
 def _google_search(blocked_domains: tuple[str, ...] | None) -> types.Tool:
@@ -125,9 +129,10 @@ def build_config(
         streaming=streaming,
     )
     schema = request.json_schema if step.json_output else None
-    if schema is not None or (shape.system is not None and len(shape.system) > _SHARED_CHARS):
+    schema_json = None if schema is None else json.dumps(schema, ensure_ascii=False)
+    if _too_long(shape.system) or _too_long(schema_json):
         return _new_config(shape, schema)
-    return _shared_config(shape)
+    return _shared_config(shape, schema_json)
 
 
 class _ConfigShape(NamedTuple):
@@ -155,6 +160,9 @@ def _new_config(shape: _ConfigShape, schema: dict[str, Any] | None) -> types.Gen
         response_json_schema=schema,
         # One call is one request: no follow-ups for CONTINUATION finishes.
         automatic_continuation=False,
+        # No function is declared, so no automatic function calling; saying so spares each call
+        # the SDK's deep copy of the config (its AFC loop copies it before every request).
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         # Hand back the reply's JSON body: the mappers read the REST form, and letting the SDK
         # build its response model only to dump it again cost about a sixth of each call's CPU.
         should_return_http_response=None if shape.streaming else True,
@@ -165,11 +173,17 @@ def _new_config(shape: _ConfigShape, schema: dict[str, Any] | None) -> types.Gen
 
 
 # Building the SDK's config models cost about as much as mapping a reply's citations, and
-# nearly every call of a process asks for one of a few configs: those are shared. A config
-# with a JSON schema (a dict) or a long system instruction is built afresh for its call.
+# nearly every call of a process asks for one of a few configs: those are shared, a JSON schema
+# keyed by its JSON text (the config is built from a copy of that text, so a caller changing
+# its schema dict later changes no shared config). A config with a long system instruction or
+# schema is built afresh for its call, so the cache's memory stays small.
 _SHARED_CHARS = 4_096
 
 
+def _too_long(text: str | None) -> bool:
+    return text is not None and len(text) > _SHARED_CHARS
+
+
 @lru_cache(maxsize=256)
-def _shared_config(shape: _ConfigShape) -> types.GenerateContentConfig:
-    return _new_config(shape, None)
+def _shared_config(shape: _ConfigShape, schema_json: str | None) -> types.GenerateContentConfig:
+    return _new_config(shape, None if schema_json is None else json.loads(schema_json))

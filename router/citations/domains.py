@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from router.citations.hosts import canonical_host, host_of
 
@@ -81,20 +81,47 @@ def load_suffix_list() -> None:
 def split_host(host: str) -> HostParts:
     """Split a canonical host (as ``canonical_host`` gives it) at its public suffix.
 
-    Uncached: ``host_parts`` is the cached form.
+    Uncached: ``host_parts`` is the cached form. A canonical host is already a bare host, so
+    this walks tldextract's suffix trie on its labels directly; ``extract_str`` would first
+    read it as a URL (scheme, user info, port, path) and build a result of five fields, which
+    cost about as much as the lookup itself. What it gives is what ``extract_str`` gives for
+    every host (tests/router/citations/test_domains.py compares the two).
     """
     if ":" in host:  # IPv6
         return HostParts(host, "", None)
-    result = _extractor().extract_str(host)
-    if result.ipv4:
+    if _ODD_DOTS.search(host) is not None or host.endswith("."):
+        return _split_by_extract_str(host)
+    labels = host.split(".")
+    found = _suffix_trie().suffix_index(labels, include_psl_private_domains=False)
+    if found is None:  # an IPv4 address, a bare host or an unknown suffix
         return HostParts(host, "", None)
-    if not result.suffix:
-        return HostParts(host, "", None)
-    if not result.domain:  # the host is a public suffix itself ("co.uk")
-        return HostParts(host, "", result.suffix)
-    domain, suffix = result.domain, result.suffix
+    index = found[0][0]
+    suffix = ".".join(labels[index:])
+    domain = labels[index - 1] if index > 0 else ""
+    if not domain:  # the host is a public suffix itself ("co.uk")
+        return HostParts(host, "", suffix)
     # tuple.__new__ skips the NamedTuple's Python-level __new__: once per new host.
     return tuple.__new__(HostParts, (f"{domain}.{suffix}", domain, suffix))
+
+
+# Dots other than "." that tldextract reads as label separators; hosts with them (or a root
+# label's trailing dot) take extract_str's own path, so its rules for them stay the rule here.
+_ODD_DOTS = re.compile("[\u3002\uff0e\uff61]")
+
+
+def _split_by_extract_str(host: str) -> HostParts:
+    result = _extractor().extract_str(host)
+    if result.ipv4 or not result.suffix:
+        return HostParts(host, "", None)
+    if not result.domain:
+        return HostParts(host, "", result.suffix)
+    return HostParts(f"{result.domain}.{result.suffix}", result.domain, result.suffix)
+
+
+@lru_cache(maxsize=1)
+def _suffix_trie() -> Any:
+    """tldextract's suffix lookup for the extractor above (its list read once)."""
+    return _extractor()._get_tld_extractor()
 
 
 # Cached by host: hosts repeat across the citations of one reply and across replies, and the

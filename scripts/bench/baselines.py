@@ -177,8 +177,18 @@ def _sdk_sync(api: _SdkApi, settings: RouterSettings) -> SyncRaw:
     )
 
 
-def _sdk_async(api: _SdkApi, settings: RouterSettings) -> AsyncRaw:
+def _floor_session(connections: int) -> Any:
+    """An aiohttp session that may open ``connections`` at once (aiohttp's default is 100).
+
+    At a concurrency above 100 a default session queues calls for a connection: at c=256 the
+    floor took 10.5 s where 5.95 s was its due, and every "x floor" figure read 1.8x better.
+    """
     import aiohttp
+
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=max(connections, 1)))
+
+
+def _sdk_async(api: _SdkApi, settings: RouterSettings, connections: int) -> AsyncRaw:
 
     sdk = importlib.import_module(api.sdk)
     base_url, build = api.base_url(settings), api.body(settings)
@@ -188,7 +198,7 @@ def _sdk_async(api: _SdkApi, settings: RouterSettings) -> AsyncRaw:
         api_key=EMULATOR_API_KEY, base_url=base_url, http_client=sdk.DefaultAioHttpClient()
     )
     typed, fast_typed = api.resource(default), api.resource(fast)
-    session = aiohttp.ClientSession()
+    session = _floor_session(connections)
     url = f"{base_url}{api.path}"
     headers = api.headers(default)
 
@@ -420,10 +430,8 @@ def _genai_sync(api: _GoogleApi, settings: RouterSettings) -> SyncRaw:
     )
 
 
-def _genai_async(api: _GoogleApi, settings: RouterSettings) -> AsyncRaw:
-    import aiohttp
-
-    session = aiohttp.ClientSession()
+def _genai_async(api: _GoogleApi, settings: RouterSettings, connections: int) -> AsyncRaw:
+    session = _floor_session(connections)  # the floor's and the fast SDK way's
     default = api.client(settings)
     fast = api.client(settings, aiohttp_client=session)
     typed, raw = _search_config(raw=False), _search_config(raw=True)
@@ -485,7 +493,7 @@ _SYNC: dict[str, Callable[[RouterSettings], SyncRaw]] = {
     "openrouter": partial(_sdk_sync, _OPENROUTER),
     "anthropic": partial(_sdk_sync, _ANTHROPIC),
 }
-_ASYNC: dict[str, Callable[[RouterSettings], AsyncRaw]] = {
+_ASYNC: dict[str, Callable[[RouterSettings, int], AsyncRaw]] = {
     "openai": partial(_sdk_async, _OPENAI),
     "vertex": partial(_genai_async, _VERTEX),
     "gemini": partial(_genai_async, _GEMINI),
@@ -506,7 +514,8 @@ def sync_raw(vendor: str, settings: RouterSettings) -> SyncRaw:
     return _SYNC[vendor](settings)
 
 
-def async_raw(vendor: str, settings: RouterSettings) -> AsyncRaw:
-    """The raw async callers of ``vendor``; make them on the loop that will use them."""
+def async_raw(vendor: str, settings: RouterSettings, concurrency: int) -> AsyncRaw:
+    """The raw async callers of ``vendor`` for ``concurrency`` calls in flight (the aiohttp
+    sessions here may open that many connections); make them on the loop that will use them."""
     asyncio.get_running_loop()  # aiohttp sessions belong to the running loop
-    return _ASYNC[vendor](settings)
+    return _ASYNC[vendor](settings, concurrency)

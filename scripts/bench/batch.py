@@ -113,7 +113,7 @@ def raw_ways(vendor: str) -> list[str]:
 
     async def names() -> list[str]:
         unused = EmulatorAddresses(*["http://127.0.0.1:1"] * len(fields(EmulatorAddresses)))
-        callers = async_raw(vendor, settings_for(unused))  # made, never called
+        callers = async_raw(vendor, settings_for(unused), 1)  # made, never called
         await callers.aclose()
         return list(callers.calls)
 
@@ -128,7 +128,7 @@ async def raw(way: str, source: Path, emulator: EmulatorAddresses, concurrency: 
     from router.types import LLMRequest
 
     requests = [LLMRequest.model_validate_json(line) for line in source.read_text().splitlines()]
-    callers = async_raw(requests[0].vendor, settings_for(emulator))
+    callers = async_raw(requests[0].vendor, settings_for(emulator), concurrency)
     call = callers.calls[way]
     gate = asyncio.Semaphore(concurrency)
 

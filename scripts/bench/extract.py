@@ -26,8 +26,9 @@ all of them alike (steady in a pass of its own, see ``measure``):
   citation dict; see extract_floor.py), with its host memo kept warm.
 
 Each figure is the median of single timed calls, less the cost of timing an empty call; per
-citation is cold over the citations extracted. Targets, per vendor, cold: the median at most
-0.5x the SDK's parse, and the median at most 3x json.loads. The warm median over json.loads is
+citation is cold over the citations extracted, printed per body and as a median. Targets, per
+vendor, cold: the median at most 0.5x the SDK's parse, and the median over the recorded corpus
+at most 2.5x json.loads (issue 41; it was 3x). The warm median over json.loads is
 stated as the bound of the second: a cold call cannot cost less than the same call warm.
 
     .venv/bin/python scripts/bench/extract.py [--samples N]
@@ -58,7 +59,7 @@ from support.recorded import load_final_body, recorded_files  # noqa: E402
 
 Extractor = Callable[[Any], Any]
 SDK_TARGET = 0.5
-LOADS_TARGET = 3.0
+LOADS_TARGET = 2.5
 # Modules whose memo caches the extraction path may reach.
 _CACHE_OWNERS = ("router", "adapters", "tldextract", "idna")
 NOT_TIMED = float("nan")

@@ -1,9 +1,10 @@
 """Where route()'s CPU per call goes, beside the share the per-call target leaves it.
 
-The route target (route.py) allows the router 10% more CPU per call than the fastest raw SDK
-way. This bench splits what the router adds, so each run shows how much of that 10% its parts
-take. For every vendor with a floor extractor (extract_floor.py), sync calls against the
-emulator with no latency, every way in the same rounds (calls.py):
+The route target (route.py) allows the router 30% more CPU per call than the fastest raw SDK
+way (issue 41; it was 10%, which a router with no citation rules at all already used up). This
+bench splits what the router adds, so each run shows how much of that 30% its parts take. For
+every vendor with a floor extractor (extract_floor.py), sync calls against the emulator with no
+latency, every way in the same rounds (calls.py):
 
 - fastest raw SDK: the cheapest SDK way of baselines.py that hands over the body as a dict
   (the generic post, or google-genai's raw response);
@@ -20,7 +21,7 @@ emulator with no latency, every way in the same rounds (calls.py):
   timed both ways.
 
 The bare adapters go in through the router's ``adapters`` option, as a custom transport would.
-The budget line says how many µs the 10% is, and what the wrapper and the floor extraction
+The budget line says how many µs the 30% is, and what the wrapper and the floor extraction
 alone take of it; a ``bound`` line per vendor states route() with floor extraction over the
 fastest raw SDK, the least this router could reach if every citation rule cost nothing.
 
@@ -53,7 +54,7 @@ from router.settings import RouterSettings  # noqa: E402
 from router.types import Citation, LLMRequest, Usage, Vendor  # noqa: E402
 from support.emulator_process import emulator_process  # noqa: E402
 
-ROUTE_TARGET = 1.10
+ROUTE_TARGET = 1.30
 # The body's shape, by vendor: which floor extractor reads it and where its answer text is.
 SHAPES: dict[Vendor, str] = {
     "openai": "openai",

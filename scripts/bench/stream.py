@@ -7,7 +7,10 @@ the time to the first answer text (the raw stream's first text event or chunk; a
 ``TextDelta``) and the time to the end of the stream (astream's ``Completed``). The per-chunk
 overhead is the difference of the median totals (the stream's whole overhead, fixed costs such
 as building the call and assembling the response included) divided by the chunks of one stream.
-Target: time to the first event at most 1.10x the raw SDK's.
+Part 1 runs twice: at 0 ms emulator latency, the client's overhead alone, and at a realistic
+fixed ``--latency-ms``, which dilutes any ratio (a 20 ms latency showed Vertex at 1.02x where
+0 ms showed 1.49x). Target (issue 41): time to the first text at most 1.10x the raw SDK's, at
+0 ms latency and at the fixed one, every vendor.
 
 Part 2, the CPU cost of reading a stream, on the recorded streams and an emulator stream: the
 SDK's own parsing of each chunk into its typed objects (what iterating its stream does beyond
@@ -174,8 +177,13 @@ async def bench_streams(runs: int, latency_s: float) -> bool:
                 )
                 firsts[vendor] = ratio
     print(load_line())
+    latency = f"{latency_s * 1000:g} ms"
     for vendor, ratio in firsts.items():
-        ok &= target(f"stream: {vendor} astream first text / raw SDK", ratio, FIRST_EVENT_TARGET)
+        ok &= target(
+            f"stream: {vendor} astream first text / raw SDK, {latency} latency",
+            ratio,
+            FIRST_EVENT_TARGET,
+        )
     return ok
 
 
@@ -255,7 +263,9 @@ def main() -> int:
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
-    streams_ok = asyncio.run(bench_streams(args.runs, args.latency_ms / 1000))
+    streams_ok = True
+    for latency_ms in dict.fromkeys((0.0, args.latency_ms)):
+        streams_ok &= asyncio.run(bench_streams(args.runs, latency_ms / 1000))
     reading_ok = bench_reading(args.repeats)
     return 0 if streams_ok and reading_ok else 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from adapters.vertex.request import (
     plan_steps,
 )
 from router.settings import RouterSettings
-from router.types import LLMRequest, UserLocation
+from router.types import LLMRequest, Message, UserLocation
 
 
 def _request(**fields: Any) -> LLMRequest:
@@ -63,7 +64,7 @@ def test_roles_and_system_instruction() -> None:
     request = _request()
     (step,) = plan_steps(request)
     contents = build_contents(request, step)
-    assert [(c.role, c.parts[0].text) for c in contents if c.parts] == [
+    assert [(c["role"], c["parts"][0]["text"]) for c in contents] == [
         ("user", "Weather in Berlin?"),
         ("model", "Which day?"),
         ("user", "Today."),
@@ -95,12 +96,10 @@ def test_reshape_call_has_json_settings_and_no_tools() -> None:
     assert config.response_json_schema == SCHEMA
     assert config.temperature == 0.0
     contents = build_contents(request, reshape, "Berlin is sunny, 21 °C.")
-    assert [c.role for c in contents[-2:]] == ["model", "user"]
-    assert contents[-2].parts is not None
-    assert contents[-2].parts[0].text == "Berlin is sunny, 21 °C."
-    assert contents[-1].parts is not None
-    assert "JSON" in (contents[-1].parts[0].text or "")
-    assert "schema" in (contents[-1].parts[0].text or "")
+    assert [c["role"] for c in contents[-2:]] == ["model", "user"]
+    assert contents[-2]["parts"] == [{"text": "Berlin is sunny, 21 °C."}]
+    assert "JSON" in contents[-1]["parts"][0]["text"]
+    assert "schema" in contents[-1]["parts"][0]["text"]
 
 
 def test_json_without_grounding_is_one_call_with_json_settings() -> None:
@@ -145,15 +144,40 @@ def test_location_goes_to_grounded_calls_only() -> None:
 
 
 def test_calls_that_need_the_same_config_share_one() -> None:
-    """Two calls asking for the same config get the same object; a JSON schema's is their own."""
+    """Two calls asking for the same config get the same object, a JSON schema's too."""
     request = _request(grounded=True)
     (step,) = plan_steps(request)
     assert build_config(request, step, 5_000) is build_config(_request(grounded=True), step, 5_000)
     schema_request = _request(json_schema=SCHEMA)
     (json_step,) = plan_steps(schema_request)
-    assert build_config(schema_request, json_step, 5_000) is not build_config(
-        schema_request, json_step, 5_000
+    assert build_config(schema_request, json_step, 5_000) is build_config(
+        _request(json_schema=json.loads(json.dumps(SCHEMA))), json_step, 5_000
     )
+
+
+def test_a_shared_config_keeps_its_own_copy_of_the_schema() -> None:
+    """Changing a schema dict after a call changes no shared config, and a different schema
+    (even one only in key order) gets a config of its own."""
+    schema = json.loads(json.dumps(SCHEMA))
+    request = _request(json_schema=schema)
+    (step,) = plan_steps(request)
+    config = build_config(request, step, 5_000)
+    schema["properties"]["city"]["type"] = "integer"
+    assert config.response_json_schema == SCHEMA
+    reordered = dict(reversed(list(SCHEMA.items())))
+    other = build_config(_request(json_schema=reordered), step, 5_000)
+    assert other is not config
+    assert list(other.response_json_schema or {}) == list(reordered)
+
+
+def test_a_long_system_instruction_gets_a_config_of_its_own() -> None:
+    """A system instruction past the shared size is not kept in the cache."""
+    request = _request(grounded=True)
+    long = request.model_copy(
+        update={"messages": [Message(role="system", content="x" * 5_000), *request.messages]}
+    )
+    (step,) = plan_steps(long)
+    assert build_config(long, step) is not build_config(long, step)
 
 
 def test_a_config_without_a_timeout_of_its_own_keeps_the_clients() -> None:
