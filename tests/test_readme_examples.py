@@ -24,9 +24,10 @@ CITATION_LINE = re.compile(r"^(\d+) \S+ https?://\S+ (True|False)$")
 
 
 def every_example() -> list[str]:
-    """Every ```python block of the README."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"^```python\n(.*?)^```$", readme, flags=re.MULTILINE | re.DOTALL)
+    """Every ```python block of the README and of the reference pages under docs/."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
+    return re.findall(r"^```python\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
 
 
 def readme_example(marker: str) -> str:
@@ -99,7 +100,8 @@ def test_extract_example_reads_a_stored_stream(emulator: Emulator, tmp_path: Pat
 
 def readme_output_after(marker: str) -> str:
     """The README's ```text block that follows the ```python block containing ``marker``."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    readme = "\n".join(page.read_text(encoding="utf-8") for page in pages)
     example = readme_example(marker)
     rest = readme[readme.index(example) + len(example) :]
     found = re.search(r"^```text\n(.*?)^```$", rest, flags=re.MULTILINE | re.DOTALL)

@@ -15,8 +15,8 @@ import pytest
 
 from router.cli import main
 from router.errors import ConfigurationError
-from router.pricing import PriceBook
 from router.pricing.book import MAX_PRICE_FILE_BYTES
+from router.respond import load_prices
 
 MODELS = '[openai.models]\n"gpt-5" = {{ input_per_mtok = {input}, output_per_mtok = 1 }}\n'
 
@@ -24,7 +24,7 @@ MODELS = '[openai.models]\n"gpt-5" = {{ input_per_mtok = {input}, output_per_mto
 def refused(path: Path) -> str:
     """The message of the ConfigurationError loading ``path`` raises; it names the file."""
     with pytest.raises(ConfigurationError) as caught:
-        PriceBook.load(path)
+        load_prices(path)
     message = str(caught.value)
     assert str(path) in message
     return message
@@ -122,7 +122,7 @@ def test_finite_prices_still_load(tmp_path: Path) -> None:
     """Ordinary prices (zero included) load as before."""
     path = tmp_path / "prices.toml"
     path.write_text(MODELS.format(input="0"), encoding="utf-8")
-    prices = PriceBook.load(path).prices("openai")
+    prices = load_prices(path).prices("openai")
     assert prices is not None
     assert prices.models["gpt-5"].input_per_mtok == 0
 
