@@ -86,8 +86,7 @@ def test_each_text_block_citation_is_one_attribution_with_its_passage() -> None:
 
 
 def test_one_block_citing_one_page_twice_keeps_both_passages() -> None:
-    """A recorded block cites one URL with two passages: two attributions, two passages; the
-    page's four places keep their three passages, the citation its first."""
+    """A page cited at four places keeps each passage; the citation keeps its first."""
     response = extract("anthropic", load_final_body(THREE_SEARCHES))
     pair = [a for a in response.attributions if (a["start"], a["end"]) == (741, 834)]
     assert [a["citation"] for a in pair] == [11, 11]
