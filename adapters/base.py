@@ -64,7 +64,7 @@ from typing import Any, Protocol
 
 from router.settings import RouterSettings
 from router.stream_events import StreamEvent
-from router.types import Citation, LLMRequest, Usage, Vendor
+from router.types import Attribution, Citation, LLMRequest, Usage, Vendor
 
 __all__ = [
     "Adapter",
@@ -91,6 +91,7 @@ class AdapterResult:
     tool_call_count: int = 0
     web_search_queries: list[str] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
+    attributions: list[Attribution] = field(default_factory=list)
     search_entry_point: str | None = None
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)

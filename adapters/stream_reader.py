@@ -125,6 +125,7 @@ class StreamReaderBase:
             tool_call_count=result.tool_call_count,
             web_search_queries=result.web_search_queries,
             citations=result.citations,
+            attributions=result.attributions,
             search_entry_point=result.search_entry_point,
             usage=result.usage,
             warnings=warnings,

@@ -96,9 +96,11 @@ def two_step_result(step1: AdapterResult, step2: AdapterResult) -> AdapterResult
         metadata={
             **step1_metadata,
             "two_step": True,
-            # The citations' spans are offsets into this text, not into the JSON ``content``.
+            # The citations' spans and the attributions are offsets into this text, not into
+            # the JSON ``content``: the response's own attributions stay empty.
             "step1": {
                 "content": step1.content,
+                "attributions": step1.attributions,
                 "usage": step1.usage.model_dump(),
                 "response_id": step1.metadata.get("response_id"),
             },

@@ -226,6 +226,10 @@ def assemble_response(
         tool_call_count=result.tool_call_count,
         web_search_queries=[scrub(query) for query in result.web_search_queries],
         citations=list(citations),  # a list of its own; the dicts are those of metadata
+        attributions=[
+            {**each, "text": scrub(each["text"]), "cited_text": _scrub_optional(each["cited_text"])}
+            for each in result.attributions
+        ],
         search_entry_point=(
             scrub(result.search_entry_point) if result.search_entry_point else None
         ),
@@ -234,6 +238,10 @@ def assemble_response(
         attempts=attempts,
         metadata=metadata,
     )
+
+
+def _scrub_optional(text: str | None) -> str | None:
+    return None if text is None else scrub(text)
 
 
 def _note_cuts(request: LLMRequest, label: str, result: AdapterResult, limits: CallLimits) -> None:
@@ -269,7 +277,9 @@ def _check_nesting(result: AdapterResult, limit: int) -> None:
 
 def _resolve_links(result: AdapterResult, targets: Mapping[str, str]) -> None:
     """Put the resolved targets of ``result``'s redirect links into its citations."""
-    result.citations = guarded(lambda: with_resolved_redirects(result.citations, targets))
+    result.citations = guarded(
+        lambda: with_resolved_redirects(result.citations, targets, result.attributions)
+    )
 
 
 def unexpected(exc: BaseException) -> RouterError:

@@ -36,19 +36,21 @@ is a ``[CITATIONS]`` warning naming its error code, not a failure of the reply.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.sdk.values import as_mapping, compact_json
+from router.citations.attributions import Mark
 from router.citations.build import CitationCollector
 from router.logging import get_logger, grounding_debug_enabled
-from router.types import Citation, Location, Span
+from router.types import Attribution, Citation, Location, Span
 
 __all__ = [
     "AnthropicExtraction",
     "AnthropicGrounding",
     "extract_anthropic_citations",
     "read_anthropic_reply",
+    "turn_separator",
 ]
 
 _log = get_logger(__name__)
@@ -89,12 +91,16 @@ class AnthropicExtraction:
     stop_reason: str | None = None
     sources_seen: int = 0
     sources_dropped: int = 0
+    attributions: list[Attribution] = field(default_factory=list)
+    """One per citation of a text block, in answer order, each with its own passage."""
+    answer_start: int = 0
+    """Where the text after the last search starts in ``content``: before it, the preamble."""
 
 
 class _Cited:
     """One cited source (a URL, or a document) as first met, with its evidence."""
 
-    __slots__ = ("cited_text", "document", "location", "raw", "spans", "title", "url")
+    __slots__ = ("cited_text", "document", "location", "marks", "raw", "spans", "title", "url")
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         self.raw = raw
@@ -104,6 +110,7 @@ class _Cited:
         self.cited_text: str | None = None
         self.location: Location | None = None
         self.spans: list[Span] = []
+        self.marks: list[Mark] = []
 
     def add_span(self, span: Span) -> None:
         if not any(kept["start"] == span["start"] for kept in self.spans):
@@ -137,6 +144,13 @@ class _Reader:
         # Search results in search and result order: (url, raw, title, index in its search).
         self.results: list[tuple[str, Mapping[str, Any], str | None]] = []
         self.result_index: dict[str, int] = {}
+        # Each distinct result URL's 1-based position over all searches, in search order.
+        self.result_rank: dict[str, int] = {}
+        # A block other than text came after the last text block (a search, its results).
+        self.after_other_block = False
+        self.searched = False
+        self.answer_start = 0
+        self.attributions: list[Attribution] = []
         self.queries: dict[str, None] = {}
         self.search_calls = 0
         self.search_errors: list[str] = []
@@ -158,8 +172,12 @@ class _Reader:
             kind = block.get("type")
             if kind == "text":
                 self._read_text(block)
-            elif kind == "server_tool_use" and block.get("name") == WEB_SEARCH_TOOL_NAME:
+                continue
+            self.after_other_block = True
+            if kind == "server_tool_use" and block.get("name") == WEB_SEARCH_TOOL_NAME:
                 self._read_search(block)
+            elif kind == "web_search_tool_result":
+                self.searched = True  # the text so far is the preamble
 
     def _read_search(self, block: Mapping[str, Any]) -> None:
         self.search_calls += 1
@@ -180,6 +198,7 @@ class _Reader:
                 title = result.get("title")
                 self.results.append((url, raw, title if type(title) is str else None))
                 self.result_index.setdefault(url, position)
+                self.result_rank.setdefault(url, len(self.result_rank) + 1)
             return
         error = as_mapping(content)
         if error is None:
@@ -193,6 +212,12 @@ class _Reader:
         if not isinstance(text, str):
             self.skip("text")
             return
+        if self.after_other_block and text:
+            self.after_other_block = False
+            self.content += turn_separator(self.content, text)
+        if self.searched and text:
+            self.searched = False
+            self.answer_start = len(self.content)
         start = len(self.content)
         self.content += text
         citations = block.get("citations")
@@ -239,12 +264,14 @@ class _Reader:
         if not source.title:
             title = entry.get("title") if document is None else entry.get("document_title")
             source.title = title if type(title) is str and title else None
+        cited_text = entry.get("cited_text")
+        # "" is what two streamed citations carried: no passage, not an empty one.
+        passage = cited_text if type(cited_text) is str and cited_text else None
         if source.cited_text is None:
-            cited_text = entry.get("cited_text")
-            # "" is what two streamed citations carried: no passage, not an empty one.
-            source.cited_text = cited_text if type(cited_text) is str and cited_text else None
+            source.cited_text = passage
         if span is not None:
             source.add_span(span)
+            source.marks.append(Mark(span["start"], span["end"], span["text"], passage, location))
         self.citations_read += 1
         return True
 
@@ -280,15 +307,23 @@ class _Reader:
             stop_reason=stop_reason,
             sources_seen=len(self.cited) + len(self.results),
             sources_dropped=self.dropped,
+            attributions=self.attributions,
+            answer_start=self.answer_start,
         )
 
     def _citations(self) -> list[Citation]:
+        """Ranked by search-result position (searches in order), cited or not; the cited
+        sources no search returned (documents, supplied search results) come after them."""
         collector = CitationCollector("anthropic")
         add = collector.add
-        rank = 0
+        result_rank = self.result_rank
+        unranked = len(result_rank)
         cited_urls: set[str] = set()
         for source in self.cited.values():
-            rank += 1
+            rank = result_rank.get(source.url) if source.url is not None else None
+            if rank is None:
+                unranked += 1
+                rank = unranked
             if source.url is not None:
                 cited_urls.add(source.url)
             if not add(
@@ -303,6 +338,7 @@ class _Reader:
                 location=source.location,
                 document=source.document,
                 origin="text.citations",
+                marks=source.marks,
             ):
                 self.dropped += 1
         seen: set[str] = set()
@@ -310,10 +346,11 @@ class _Reader:
             if url in cited_urls or url in seen:
                 continue
             seen.add(url)
-            rank += 1
+            rank = result_rank[url]
             if not add(url, title=title, rank=rank, raw=raw, origin="web_search_tool_result"):
                 self.dropped += 1
         citations = collector.citations(close_rank_gaps=True)
+        self.attributions = collector.attributions()
         if grounding_debug_enabled():
             _log.debug(
                 "anthropic_citations_extracted",
@@ -326,6 +363,18 @@ class _Reader:
                 skipped=self.dropped,
             )
         return citations
+
+
+def turn_separator(content: str, text: str) -> str:
+    """What goes between the answer so far and a text block that follows a search.
+
+    The model's text before a search ("Let me search for that.") and after it are separate
+    turns with nothing between them; the blocks keep their own whitespace, and only where
+    neither side has any, a blank line keeps the turns apart (not "...that.Based on...").
+    """
+    if not content or content[-1].isspace() or text[0].isspace():
+        return ""
+    return "\n\n"
 
 
 def _web_location(entry: Mapping[str, Any], result_index: int | None) -> Location:

@@ -92,6 +92,8 @@ def reply_result(
         tool_call_count=grounding.tool_call_count,
         web_search_queries=list(grounding.web_search_queries),
         citations=extraction.citations,
+        # A fenced JSON answer is unwrapped: offsets into the reply's text no longer apply.
+        attributions=extraction.attributions if content is extraction.content else [],
         usage=usage_of(body.get("usage")),
         warnings=warnings,
         metadata={
@@ -101,6 +103,10 @@ def reply_result(
             "sources_seen": extraction.sources_seen,
             "sources_dropped": extraction.sources_dropped,
             "search_errors": list(grounding.search_errors),
+            # The model's words before its last search ("Let me search for ..."): the answer
+            # proper is content[answer_start:]; both are "" / 0 when there was none.
+            "preamble": extraction.content[: extraction.answer_start],
+            "answer_start": extraction.answer_start,
         },
     )
 

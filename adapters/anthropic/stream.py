@@ -8,7 +8,7 @@ block ``content_block_start`` (the block as it begins), ``content_block_delta``s
 ``input_json_delta`` (pieces of a ``server_tool_use`` block's input JSON).
 
 - Text blocks' ``text_delta``s go out as ``TextDelta`` as they arrive: concatenated, they are
-  the answer, as for a final body.
+  the answer, as for a final body (a blank line between turns a search separates, as there).
 - A ``web_search`` ``server_tool_use`` block is one ``SearchStarted`` with its query once its
   input is complete (at its ``content_block_stop``).
 - When a text block that carries citations stops, the citations of the message so far go out
@@ -26,7 +26,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.anthropic.citations import WEB_SEARCH_TOOL_NAME, extract_anthropic_citations
+from adapters.anthropic.citations import (
+    WEB_SEARCH_TOOL_NAME,
+    extract_anthropic_citations,
+    turn_separator,
+)
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.stream_reader import StreamReaderBase
 from router.types import LLMRequest
@@ -57,6 +61,10 @@ class AnthropicStreamReader(StreamReaderBase):
         self._message: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._input_json: dict[int, str] = {}
+        # The last character of answer text delivered, and whether a block other than text
+        # came since: the next text is then a new turn, kept apart as the final reply is.
+        self._tail = ""
+        self._after_other_block = False
 
     @staticmethod
     def is_stream_event(value: Mapping[str, Any]) -> bool:
@@ -84,6 +92,8 @@ class AnthropicStreamReader(StreamReaderBase):
             if not isinstance(block, Mapping):
                 raise TypeError("content_block_start without a block")
             self._blocks[_index(chunk)] = dict(block)
+            if block.get("type") != "text":
+                self._after_other_block = True
         elif kind == "content_block_delta":
             self._delta(_index(chunk), chunk.get("delta"))
         elif kind == "content_block_stop":
@@ -115,8 +125,13 @@ class AnthropicStreamReader(StreamReaderBase):
             if not isinstance(piece, str):
                 raise TypeError("text_delta without text")
             block["text"] = str(block.get("text") or "") + piece
-            if block.get("type") == "text":
+            if block.get("type") == "text" and piece:
+                if self._after_other_block:
+                    self._after_other_block = False
+                    if separator := turn_separator(self._tail, piece):
+                        self.events.text(separator)
                 self.events.text(piece)
+                self._tail = piece[-1]
         elif kind == "citations_delta":
             citations = block.get("citations")
             block["citations"] = [

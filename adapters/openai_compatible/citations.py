@@ -27,7 +27,7 @@ their annotations count as sources seen, not as citations of the answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
@@ -39,10 +39,11 @@ from adapters.openai_compatible.annotations import (
 )
 from adapters.openai_compatible.answer import AnswerText
 from adapters.openai_compatible.errors import OPENAI, OpenAIService
+from router.citations.attributions import Mark
 from router.citations.build import CitationCollector
 from router.citations.text import title_from_text
 from router.logging import get_logger, grounding_debug_enabled
-from router.types import Citation, Location, Span
+from router.types import Attribution, Citation, Location, Span
 
 __all__ = [
     "OpenAIExtraction",
@@ -84,12 +85,14 @@ class OpenAIExtraction:
     tokens_removed: int = 0
     sources_seen: int = 0
     sources_dropped: int = 0
+    attributions: list[Attribution] = field(default_factory=list)
+    """One per annotation that places a cited URL in the answer, in answer order."""
 
 
 class _Source:
     """One distinct cited URL as first met, with the evidence gathered for it."""
 
-    __slots__ = ("location", "raw", "snippet", "spans", "title", "url")
+    __slots__ = ("location", "marks", "raw", "snippet", "spans", "title", "url")
 
     def __init__(self, url: str, raw: Mapping[str, Any]) -> None:
         self.url = url
@@ -98,6 +101,8 @@ class _Source:
         self.snippet: str | None = None
         self.spans: list[Span] = []
         self.location: Location | None = None
+        # One per annotation that places it in the answer, duplicates too (attributions).
+        self.marks: list[Mark] = []
 
     def add_span(self, span: Span) -> None:
         for kept in self.spans:
@@ -171,6 +176,7 @@ class _Reader:
         self.annotations = 0
         self.dropped = 0
         self.first_item: object = None
+        self.attributions: list[Attribution] = []
 
     # -- Responses API -------------------------------------------------------------------
 
@@ -312,10 +318,12 @@ class _Reader:
             if not source.snippet:
                 page_text = fields.get("content")  # OpenRouter: the page text behind the citation
                 source.snippet = page_text if type(page_text) is str else None
+            location = _url_citation_location(fields)
             if span is not None:
                 source.add_span(span)
+                source.marks.append(Mark(span["start"], span["end"], span["text"], None, location))
             if source.location is None:
-                source.location = _url_citation_location(fields)
+                source.location = location
         self.annotations += len(found)
 
     def _read_unanswered_annotations(self, message: Mapping[str, Any]) -> None:
@@ -374,6 +382,7 @@ class _Reader:
             tokens_removed=self.answer.tokens_removed,
             sources_seen=len(self.cited) + len(self.seen),
             sources_dropped=self.dropped,
+            attributions=self.attributions,
         )
 
     def citations(self) -> list[Citation]:
@@ -393,6 +402,7 @@ class _Reader:
                 cited=True,
                 location=source.location,
                 origin="annotation",
+                marks=source.marks,
             ):
                 self.dropped += 1
         no_text = (None, None)
@@ -411,6 +421,7 @@ class _Reader:
             if not add(url, title=title, snippet=snippet, rank=rank, raw=raw, origin=origin):
                 self.dropped += 1
         citations = collector.citations(close_rank_gaps=True)
+        self.attributions = collector.attributions()
         if grounding_debug_enabled():
             _log.debug(
                 "openai_citations_extracted",

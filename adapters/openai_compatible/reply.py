@@ -82,6 +82,7 @@ def map_compatible_reply(
         tool_call_count=grounding.tool_call_count,
         web_search_queries=list(grounding.web_search_queries),
         citations=extraction.citations,
+        attributions=extraction.attributions,
         usage=_usage(body.get("usage"), search_tool=_search_tool(body)),
         warnings=[grounding.warning, *problems] if grounding.warning else problems,
         metadata=_metadata(body, extraction, status, incomplete),

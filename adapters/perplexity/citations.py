@@ -14,6 +14,8 @@ markers and their spans start after it, and the reasoning is kept apart.
   answer, as OpenAI's annotations cover their inline marker. A cited source has ``cited=True``
   and its search-result snippet as ``cited_text`` (the passage the answer quotes it for).
 - ``location`` is ``{"type": "search_result", "search_result_index": n - 1}``.
+- Each marker is also one attribution (``attributions``): its span, the source it names (after
+  duplicate URLs merged) and that position's own snippet and location.
 - A marker pointing past the list is left out, and the warning says which ones.
 
 ``grounded_effective``: the reply carries search results or citations (Perplexity always
@@ -30,8 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.perplexity.reasoning import split_reasoning
+from router.citations.attributions import Mark
 from router.citations.build import CitationCollector
-from router.types import Citation, Span, Vendor
+from router.types import Attribution, Citation, Location, Span, Vendor
 
 __all__ = ["PerplexityExtraction", "answer_text", "read_perplexity_reply", "sources_of"]
 
@@ -50,6 +53,8 @@ class PerplexityExtraction:
     sources_seen: int
     warnings: list[str] = field(default_factory=list)
     reasoning: str | None = None
+    attributions: list[Attribution] = field(default_factory=list)
+    """One per ``[n]`` marker of a listed source, in answer order."""
 
 
 def _mapping(value: object) -> dict[str, Any]:
@@ -115,6 +120,11 @@ def read_perplexity_reply(
         cited = position in spans
         snippet = _text(source.get("snippet"))
         url = source.get("url")
+        location: Location = {"type": "search_result", "search_result_index": position}
+        marks = [
+            Mark(span["start"], span["end"], span["text"], snippet, location)
+            for span in spans.get(position, ())
+        ]
         kept = collector.add(
             url if isinstance(url, str) else None,
             title=_text(source.get("title")),
@@ -124,8 +134,9 @@ def read_perplexity_reply(
             spans=spans.get(position, []),
             cited=cited,
             cited_text=snippet if cited else None,
-            location={"type": "search_result", "search_result_index": position},
+            location=location,
             origin="search_results" if "title" in source else "citations",
+            marks=marks,
         )
         dropped += not kept
     citations = collector.citations()
@@ -153,4 +164,5 @@ def read_perplexity_reply(
         sources_seen=len(sources),
         warnings=warnings,
         reasoning=reasoning,
+        attributions=collector.attributions(),
     )

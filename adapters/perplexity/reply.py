@@ -63,6 +63,7 @@ def map_perplexity_reply(
         grounded_effective=extraction.grounded_effective,
         tool_call_count=extraction.tool_call_count,
         citations=extraction.citations,
+        attributions=extraction.attributions,
         usage=_usage(body.get("usage")),
         warnings=[*extraction.warnings, *problems],
         metadata=_metadata(body, extraction.sources_seen, extraction.reasoning),

@@ -42,9 +42,10 @@ from adapters.vertex.apis import VERTEX, GoogleApi
 from adapters.vertex.body import as_rest_body, index, items, mapping, text
 from adapters.vertex.grounding import SourceCounts, VertexGrounding, grounding_evidence
 from adapters.vertex.spans import TextLayout, candidate_layout, segment_span
+from router.citations.attributions import Mark
 from router.citations.build import CitationCollector
 from router.logging import get_logger, grounding_debug_enabled
-from router.types import Citation, SourceType, Span, Usage
+from router.types import Attribution, Citation, SourceType, Span, Usage
 
 __all__ = [
     "VertexReply",
@@ -91,6 +92,8 @@ class VertexReply:
     block_reason: str | None
     response_id: str | None = None
     api: GoogleApi = VERTEX
+    attributions: list[Attribution] = field(default_factory=list)
+    """One per grounding support x chunk index it names, in answer order."""
 
 
 @dataclass(slots=True)
@@ -104,6 +107,7 @@ class _Tally:
     retrieval: int = 0
     retrieval_dropped: int = 0
     supports_skipped: int = 0
+    attributions: list[Attribution] = field(default_factory=list)
     collector: CitationCollector = field(init=False)
 
     def __post_init__(self) -> None:
@@ -145,7 +149,13 @@ def _resolved(tally: _Tally, url: str | None) -> str | None:
 
 
 def _chunk_citation(
-    tally: _Tally, chunk: object, rank: int, spans: list[Span], cited: bool
+    tally: _Tally,
+    chunk: object,
+    rank: int,
+    spans: list[Span],
+    cited: bool,
+    *,
+    marks: list[Mark],
 ) -> None:
     chunk_dict = mapping(chunk)
     kind: str = "unknown"
@@ -179,6 +189,7 @@ def _chunk_citation(
         domain_hint=None if domain is None else text(domain),
         source_type=source_type,
         origin=_CHUNK_ORIGINS.get(kind, "groundingChunks.unknown"),
+        marks=marks,
     )
     tally.count(kept, "groundingChunks", kind)
 
@@ -213,22 +224,30 @@ def _source_citation(
         resolved_url=_resolved(tally, url),
         domain_hint=domain,
         origin=source,
+        marks=() if span is None else (Mark(span["start"], span["end"], span["text"]),),
     )
     tally.count(kept, source)
 
 
 def _chunk_supports(
     grounding: dict[str, Any], chunk_count: int, layout: TextLayout | None, tally: _Tally
-) -> tuple[dict[int, list[Span]], set[int]]:
-    """Spans per chunk index, and the chunk indices some support cites."""
+) -> tuple[dict[int, list[Span]], set[int], dict[int, list[Mark]]]:
+    """Spans per chunk index, the chunk indices some support cites, and the marks per chunk.
+
+    A mark is one support x one chunk index it names, with the score ``confidenceScores``
+    gives at the same position (None when the list is missing, short, or not a number).
+    """
     spans: dict[int, list[Span]] = {}
     cited: set[int] = set()
+    marks: dict[int, list[Mark]] = {}
     for support in items(grounding.get("groundingSupports")):
         support_dict = mapping(support)
         span = segment_span(layout, support_dict.get("segment")) if layout is not None else None
         span_used = False
         raw_indices = support_dict.get("groundingChunkIndices")
-        for raw_index in raw_indices if isinstance(raw_indices, list) else ():
+        scores = support_dict.get("confidenceScores")
+        scores = scores if isinstance(scores, list) else []
+        for position, raw_index in enumerate(raw_indices if isinstance(raw_indices, list) else ()):
             ok = type(raw_index) is int and raw_index >= 0  # the common case, without a call
             chunk_index = raw_index if ok else index(raw_index)
             if chunk_index is None or chunk_index >= chunk_count:
@@ -242,7 +261,17 @@ def _chunk_supports(
                 # gives the second and later ones copies.
                 spans.setdefault(chunk_index, []).append(span if not span_used else span.copy())
                 span_used = True
-    return spans, cited
+                score = scores[position] if position < len(scores) else None
+                marks.setdefault(chunk_index, []).append(
+                    Mark(
+                        span["start"],
+                        span["end"],
+                        span["text"],
+                        location={"type": "grounding_chunk", "chunk_index": chunk_index},
+                        confidence=score if isinstance(score, int | float) else None,
+                    )
+                )
+    return spans, cited, marks
 
 
 def _candidate_citations(
@@ -254,10 +283,15 @@ def _candidate_citations(
             for item in items(grounding[name]):
                 _source_citation(tally, item, name, cited, layout)
     chunks = items(grounding.get("groundingChunks"))
-    spans, cited_chunks = _chunk_supports(grounding, len(chunks), layout, tally)
+    spans, cited_chunks, marks = _chunk_supports(grounding, len(chunks), layout, tally)
     for position, chunk in enumerate(chunks):
         _chunk_citation(
-            tally, chunk, position + 1, spans.get(position, []), position in cited_chunks
+            tally,
+            chunk,
+            position + 1,
+            spans.get(position, []),
+            position in cited_chunks,
+            marks=marks.get(position, []),
         )
     for item in items(grounding.get("webSearchSources")):
         _source_citation(tally, item, "webSearchSources", False, layout)
@@ -307,6 +341,7 @@ def _mapped_citations(
             content = layout.content
         _candidate_citations(tally, candidate, layout)
     citations = tally.collector.citations()
+    tally.attributions = tally.collector.attributions()
     if grounding_debug_enabled():
         _log.debug(
             "vertex_citations_extracted",
@@ -321,11 +356,11 @@ def _mapped_citations(
 
 def _map_body(
     body: dict[str, Any], resolved: Mapping[str, str] | None, api: GoogleApi
-) -> tuple[str, list[Citation], VertexGrounding]:
+) -> tuple[str, list[Citation], VertexGrounding, list[Attribution]]:
     candidates = _candidates(body)
     content, citations, tally = _mapped_citations(candidates, resolved, api)
     grounding = grounding_evidence(candidates, len(citations), tally.counts(), api.short_label)
-    return content, citations, grounding
+    return content, citations, grounding, tally.attributions
 
 
 def read_vertex_reply(
@@ -333,7 +368,7 @@ def read_vertex_reply(
 ) -> VertexReply:
     """The whole reply mapped once: what the adapter needs to build its result."""
     body = as_rest_body(response)
-    content, citations, grounding = _map_body(body, resolved, api)
+    content, citations, grounding, attributions = _map_body(body, resolved, api)
     first = next(iter(_candidates(body)), {})
     return VertexReply(
         content=content,
@@ -345,6 +380,7 @@ def read_vertex_reply(
         block_reason=text(mapping(body.get("promptFeedback")).get("blockReason")),
         response_id=text(body.get("responseId")),
         api=api,
+        attributions=attributions,
     )
 
 

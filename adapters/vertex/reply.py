@@ -136,6 +136,7 @@ def single_result(reply: VertexReply, *, wants_json: bool, strict: bool = True) 
         tool_call_count=grounding.tool_call_count,
         web_search_queries=list(grounding.web_search_queries),
         citations=reply.citations,
+        attributions=reply.attributions,
         search_entry_point=grounding.search_entry_point,
         usage=reply.usage,
         warnings=[grounding.warning, *problems] if grounding.warning else problems,

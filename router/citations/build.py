@@ -13,13 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast, get_args, get_type_hints
 
 from router.call_limits import current_limits
+from router.citations.attributions import Mark, attribution, ordered_attributions
 from router.citations.derive import NOT_REDIRECT, REDIRECT_ONLY, Derived, derive
 from router.citations.domains import looks_like_domain
 from router.citations.raw import jsonable_raw
 from router.citations.text import CITED_TEXT_LIMIT, SNIPPET_LIMIT, TITLE_LIMIT, sanitize_text
 from router.citations.urls import dedup_key
 from router.logging import get_logger, grounding_debug_enabled
-from router.types import Citation, Location, LocationType, SourceType, Span, Vendor
+from router.types import Attribution, Citation, Location, LocationType, SourceType, Span, Vendor
 
 __all__ = [
     "CITED_TEXT_LIMIT",
@@ -302,13 +303,26 @@ def dedupe_citations(citations: Iterable[Citation]) -> list[Citation]:
 class CitationCollector:
     """The citations of one reply: ``add`` each source, then ``citations()`` once.
 
+    The marks given with each source (the places the answer cites it) become the reply's
+    attributions: ``attributions()``, after ``citations()``, points each at the citation its
+    source was merged into, and keeps every mark's own passage.
+
     Gives what ``dedupe_citations`` of the ``make_citation`` results gives, cheaper: the dedup
     key comes from the parse that made the canonical URL, each citation dict is built once, and
     ``raw`` is copied only for the citations the merge keeps (the provider values must not
     change in between, which holds within one extraction).
     """
 
-    __slots__ = ("_entries", "_in_order", "_last_rank", "_limits", "_unranked", "provider")
+    __slots__ = (
+        "_entries",
+        "_in_order",
+        "_kept_index",
+        "_last_rank",
+        "_limits",
+        "_marks",
+        "_unranked",
+        "provider",
+    )
 
     def __init__(self, provider: Vendor) -> None:
         self.provider: Vendor = provider
@@ -319,6 +333,9 @@ class CitationCollector:
         self._in_order = True
         self._last_rank = 0
         self._unranked = False
+        # (dedup key of the source, its marks): resolved to citation indices by attributions()
+        self._marks: list[tuple[str, Sequence[Mark]]] = []
+        self._kept_index: dict[str, int] = {}
 
     def add(
         self,
@@ -338,8 +355,11 @@ class CitationCollector:
         source_type: SourceType | None = None,
         document: str | None = None,
         origin: str | None = None,
+        marks: Sequence[Mark] = (),
     ) -> bool:
         """Add one source (``make_citation``'s arguments); False when it names no domain.
+
+        ``marks``: the places in the answer that cite this source (see ``attributions()``).
 
         Unlike ``make_citation``, the collector keeps ``spans`` (the list and its dicts) as its
         citation's own: pass span dicts made for this source that nothing else holds. Past the
@@ -400,6 +420,8 @@ class CitationCollector:
         }
         key = found.key if found.key is not None else _url_less_key(citation)
         self._entries.append((key, citation, raw, found.redirect))
+        if marks:
+            self._marks.append((key, marks))
         if self._in_order:
             kept_rank = citation["rank"]
             if kept_rank is None:
@@ -420,7 +442,26 @@ class CitationCollector:
         for _, citation, raw, redirect in kept:
             citation["raw"] = _raw_copy(raw, redirect)
         citations = [entry[1] for entry in kept]
+        self._kept_index = {entry[0]: index for index, entry in enumerate(kept)}
         if close_rank_gaps and citations and citations[-1]["rank"] != len(citations):
             for position, citation in enumerate(citations, start=1):
                 citation["rank"] = position
         return citations
+
+    def attributions(self) -> list[Attribution]:
+        """The marks of the kept sources as attributions in answer order (after ``citations()``).
+
+        Each points at the citation its source merged into and keeps its own passage and
+        location. Marks of a source that named no domain, or that a call limit cut, are left out
+        with it.
+        """
+        kept_index = self._kept_index
+        found: list[Attribution] = []
+        for key, marks in self._marks:
+            index = kept_index.get(key)
+            if index is None:
+                continue
+            for mark in marks:
+                location = None if mark.location is None else _location_copy(mark.location)
+                found.append(attribution(mark, index, location))
+        return ordered_attributions(found)

@@ -11,12 +11,12 @@ name the same source are merged as ``dedupe_citations`` merges (earliest rank ke
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
-from router.citations.build import dedupe_citations
+from router.citations.build import citation_key, dedupe_citations
 from router.citations.derive import NOT_REDIRECT, derive
 from router.logging import get_logger, grounding_debug_enabled
-from router.types import Citation
+from router.types import Attribution, Citation
 
 __all__ = ["redirect_link_urls", "with_resolved_redirects"]
 
@@ -35,9 +35,14 @@ def redirect_link_urls(citations: Iterable[Citation]) -> list[str]:
 
 
 def with_resolved_redirects(
-    citations: list[Citation], targets: Mapping[str, str]
+    citations: list[Citation],
+    targets: Mapping[str, str],
+    attributions: Sequence[Attribution] = (),
 ) -> list[Citation]:
     """``citations`` with each redirect link in ``targets`` replaced by its target.
+
+    Two links that lead to one page merge into one citation: the ``attributions`` of the
+    reply (mutated in place) are pointed at the citation their source is now part of.
 
     ``targets`` maps a citation's ``url`` to where it leads (what ``RedirectResolver`` answers).
     The citations given are not mutated; when nothing resolves, they are returned as they are.
@@ -75,4 +80,13 @@ def with_resolved_redirects(
         return citations
     if grounding_debug_enabled():
         _log.debug("citation_redirects_resolved", resolved=changed, citations=len(citations))
-    return dedupe_citations(updated)
+    merged = dedupe_citations(updated)
+    if attributions:
+        index_of = {citation_key(citation): index for index, citation in enumerate(merged)}
+        moved = [index_of.get(citation_key(citation)) for citation in updated]
+        for each in attributions:
+            old = each["citation"]
+            new = moved[old] if 0 <= old < len(moved) else None
+            if new is not None:
+                each["citation"] = new
+    return merged

@@ -116,10 +116,16 @@ def test_spans_are_the_citing_blocks(path: Path) -> None:
     reply = read_anthropic_reply(body)
     offset = 0
     expected: dict[str, set[tuple[int, int, str]]] = {}
+    after_search = False
     for block in body["content"]:
         if block.get("type") != "text":
+            after_search = after_search or offset > 0
             continue
-        start, offset = offset, offset + len(block["text"])
+        start = reply.content.index(block["text"], offset) if block["text"] else offset
+        # Blocks follow each other as they are; only a turn after a search may be set apart.
+        assert reply.content[offset:start] in (("", "\n\n") if after_search else ("",))
+        after_search = False
+        offset = start + len(block["text"])
         for citation in block.get("citations") or []:
             expected.setdefault(citation["url"], set()).add((start, offset, block["text"]))
     spans = {
@@ -156,6 +162,16 @@ def test_uncited_results_follow_in_result_order_with_page_age(path: Path) -> Non
         assert citation["location"] is None
         assert citation["cited_text"] is None
     assert [c["rank"] for c in citations] == list(range(1, len(citations) + 1))
+
+
+@pytest.mark.parametrize("path", ANTHROPIC_FILES, ids=IDS)
+def test_rank_is_the_position_among_the_search_results(path: Path) -> None:
+    """Cited or not, sources are ranked by their position over all searches, in search order."""
+    body = load_final_body(path)
+    citations = read_anthropic_reply(body).citations
+    results = list(dict.fromkeys(r["url"] for results in _results(body) for r in results))
+    assert [c["raw"]["url"] for c in citations] == results
+    assert [c["rank"] for c in citations] == list(range(1, len(results) + 1))
 
 
 @pytest.mark.parametrize("row", COUNTS, ids=[row["file"] for row in COUNTS])

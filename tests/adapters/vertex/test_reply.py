@@ -58,8 +58,11 @@ def test_two_step_result_carries_step1_grounding() -> None:
     assert result.search_entry_point == step1.grounding.search_entry_point
     assert result.grounded_effective is True
     assert result.metadata["two_step"] is True
+    assert result.attributions == []  # their offsets are into step 1's text, kept there
+    assert step1.attributions
     assert result.metadata["step1"] == {
         "content": step1.content,
+        "attributions": step1.attributions,
         "usage": step1.usage.model_dump(),
         "response_id": step1.response_id,
     }

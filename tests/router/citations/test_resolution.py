@@ -18,7 +18,7 @@ from router.citations.redirects import RedirectResolver
 from router.citations.resolution import redirect_link_urls, with_resolved_redirects
 from router.emulator import Emulator
 from router.router import UnifiedLLMAdapter
-from router.types import Citation
+from router.types import Attribution, Citation
 from support.emulated import emulator_settings, grounded_request
 
 VERTEX_HOST = "vertexaisearch.cloud.google.com"
@@ -214,4 +214,37 @@ def test_streamed_answers_end_with_resolved_citations(
     response = events[-1].response
     assert [(c["url"], c["source_domain"]) for c in response.citations] == [
         ("https://www.nytimes.com/2026/01/02/world/story.html", "nytimes.com")
+    ]
+
+
+def test_links_merged_by_resolution_keep_their_attributions_pointing_at_the_merged_citation() -> (
+    None
+):
+    """Two links that lead to one page merge: attributions are re-pointed, none dropped."""
+    first = _citation("https://t.co/One", 1, cited=True)
+    other = _citation("https://www.nytimes.com/a", 2, cited=True)
+    second = _citation("https://lnkd.in/Two", 3, cited=True)
+    attributions: list[Attribution] = [
+        {
+            "start": start,
+            "end": start + 1,
+            "text": "x",
+            "citation": index,
+            "cited_text": passage,
+            "location": None,
+            "confidence": None,
+        }
+        for start, index, passage in ((0, 0, "one"), (2, 1, "nyt"), (4, 2, "two"))
+    ]
+    target = "https://www.bbc.co.uk/news/world-1"
+    merged = with_resolved_redirects(
+        [first, other, second],
+        {"https://t.co/One": target, "https://lnkd.in/Two": target},
+        attributions,
+    )
+    assert [c["url"] for c in merged] == [target, "https://www.nytimes.com/a"]
+    assert [(a["citation"], a["cited_text"]) for a in attributions] == [
+        (0, "one"),
+        (1, "nyt"),
+        (0, "two"),
     ]

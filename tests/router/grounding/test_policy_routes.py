@@ -49,7 +49,8 @@ def _limits(report: GroundingReport, rule: str) -> tuple[dict[str, Any], dict[st
     assert report.support_rate is not None
     table: dict[str, tuple[Any, Any]] = {
         "min_coverage": (report.coverage, min(1.0, report.coverage + 0.01)),
-        "min_support_rate": (report.support_rate, min(1.0, report.support_rate + 0.01)),
+        "min_support_rate": (report.support_rate, min(1.0, report.support_rate + 0.01)),  # see
+        # _breaking_vendor: a rate of 1.0 is broken by an answer with no passage to score
         "min_citations": (report.citations_cited, report.citations_cited + 1),
         "min_domains": (len(domains), len(domains) + 1),
         "allowed_domains": (domains, domains[:1]),
@@ -58,6 +59,16 @@ def _limits(report: GroundingReport, rule: str) -> tuple[dict[str, Any], dict[st
     }
     meets, breaks = table[rule]
     return {rule: meets}, {rule: breaks}
+
+
+def _breaking_vendor(rule: str) -> str:
+    """The vendor whose emulated answer breaks ``rule``'s limit.
+
+    Anthropic's emulated answer quotes, for each claim, a passage that supports it: its support
+    rate is 1.0 and no min_support_rate can fail it. OpenAI quotes no passage: nothing is
+    scorable, so any min_support_rate fails.
+    """
+    return "openai" if rule == "min_support_rate" else VENDOR
 
 
 RULES = [
@@ -122,7 +133,9 @@ def test_required_raises_naming_the_broken_rule(
 ) -> None:
     """REQUIRED with a rule the answer breaks raises reason 'policy', the rule and the report."""
     _, breaks = _limits(baseline, rule)
-    request = grounded_request(VENDOR, QUESTION, mode="REQUIRED", grounding_policy=breaks)
+    request = grounded_request(
+        _breaking_vendor(rule), QUESTION, mode="REQUIRED", grounding_policy=breaks
+    )
     with pytest.raises(GroundingRequiredFailedError) as caught:
         CALLS[call](router, request)
     error = caught.value
@@ -144,7 +157,9 @@ def test_auto_reports_a_broken_rule_without_raising(
     """AUTO with a broken rule returns the answer; the report lists the violation."""
     meets, breaks = _limits(baseline, rule)
     passing = CALLS[call](router, grounded_request(VENDOR, QUESTION, grounding_policy=meets))
-    failing = CALLS[call](router, grounded_request(VENDOR, QUESTION, grounding_policy=breaks))
+    failing = CALLS[call](
+        router, grounded_request(_breaking_vendor(rule), QUESTION, grounding_policy=breaks)
+    )
     assert passing.grounding is not None
     assert passing.grounding.violations == []
     assert failing.grounding is not None
