@@ -33,7 +33,7 @@ from router.logging import get_logger
 from router.settings import RouterSettings
 from router.types import Cost, LLMRequest, LLMResponse
 
-__all__ = ["Attempts", "Outcome", "chain_of", "fallback_reason", "total_cost"]
+__all__ = ["Attempts", "Outcome", "chain_of", "fallback_reason", "fallbacks_taken", "total_cost"]
 
 Outcome = Literal["answered", "failed", "skipped"]
 
@@ -60,6 +60,19 @@ def fallback_reason(error: RouterError) -> str | None:
     if isinstance(error, GroundingRequiredFailedError | ProviderTransientError):
         return error.reason or type(error).__name__
     return None
+
+
+def fallbacks_taken(attempts: object) -> tuple[str, ...]:
+    """The reason of each move to the next vendor in an attempts list (all but its last entry).
+
+    ``attempts`` is a response's ``metadata["attempts"]`` or an error's ``fallback_attempts``,
+    read as stored data: anything else gives no fallbacks.
+    """
+    if not isinstance(attempts, list) or len(attempts) < 2:
+        return ()
+    return tuple(
+        str(entry.get("reason") or "unknown") for entry in attempts[:-1] if isinstance(entry, dict)
+    )
 
 
 def total_cost(costs: list[Cost]) -> Cost | None:
