@@ -19,8 +19,9 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
+from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
 from adapters.registry import ProviderRow, provider
@@ -71,6 +72,9 @@ __all__ = [
     "stream",
 ]
 
+if TYPE_CHECKING:
+    from router.cache import ResponseCache
+
 RequestInput = LLMRequest | Mapping[str, Any]
 
 FALLBACK_SPAN = "grounding_router.fallback"
@@ -105,6 +109,8 @@ class Router:
     ``RedirectResolver`` built from the settings; either is used only while
     ``settings.resolve_redirects`` is on. ``tracer_provider`` is the OpenTelemetry tracer
     provider of this router's spans, instead of the global one (:mod:`router.tracing`).
+    ``cache`` is the response cache (a ``ResponseCache`` or its file), instead of the one
+    ``settings.cache`` names; neither: no cache (:mod:`router.cache`). Streams are not cached.
     """
 
     def __init__(
@@ -118,6 +124,7 @@ class Router:
         prices: PriceBook | None = None,
         resolver: RedirectResolver | None = None,
         tracer_provider: Any | None = None,
+        cache: ResponseCache | str | Path | None = None,
     ) -> None:
         self.settings = settings if settings is not None else RouterSettings()
         self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
@@ -128,6 +135,7 @@ class Router:
         checks = (*validators, policy_validator(self.settings.grounding_policy))
         self._responder = Responder(self.settings, self.prices, checks, resolver)
         self.tracing = Tracing(self.settings, tracer_provider)
+        self.cache = _response_cache(cache, self.settings)
         for name, secret in self.settings.named_secrets().items():
             register_secret(secret, name=name)
 
@@ -229,6 +237,8 @@ class Router:
 
     def _route_vendor(self, checked: LLMRequest, started: float) -> LLMResponse:
         """Route ``checked`` to its own vendor: one span, the retries, a re-ask if set."""
+        if self.cache is not None and (hit := self.cache.get(checked)) is not None:
+            return hit
         row = provider(checked.vendor)
         with self.tracing.route(checked, row) as span, self._call_context(checked):
             try:
@@ -237,10 +247,14 @@ class Router:
                 earlier = self._reask(checked, failure, span)
                 response = self._route_once(checked, row, started, attempts_before=earlier)
             span.succeeded(response)
+            if self.cache is not None:
+                self.cache.put(checked, response)
             return response
 
     async def _aroute_vendor(self, checked: LLMRequest, started: float) -> LLMResponse:
         """The async twin of :meth:`_route_vendor`."""
+        if self.cache is not None and (hit := self.cache.get(checked)) is not None:
+            return hit
         row = provider(checked.vendor)
         with self.tracing.route(checked, row) as span, self._call_context(checked):
             try:
@@ -249,6 +263,8 @@ class Router:
                 earlier = self._reask(checked, failure, span)
                 response = await self._aroute_once(checked, row, started, attempts_before=earlier)
             span.succeeded(response)
+            if self.cache is not None:
+                self.cache.put(checked, response)
             return response
 
     def _fallback_span(self, request: LLMRequest) -> OperationSpan | NoSpan:
@@ -633,6 +649,24 @@ def _traced_event(
         span.set({FIRST_CHUNK_S: time.perf_counter() - issued})
     if isinstance(event, Completed):
         span.succeeded(event.response)
+
+
+def _response_cache(
+    given: ResponseCache | str | Path | None, settings: RouterSettings
+) -> ResponseCache | None:
+    """The router's response cache: the one given, else the settings' file, else none."""
+    if given is None and settings.cache is None:
+        return None
+    from router.cache import ResponseCache  # only a router with a cache loads it
+
+    if isinstance(given, ResponseCache):
+        return given
+    return ResponseCache(
+        given if given is not None else settings.cache,  # type: ignore[arg-type]
+        ttl_s=settings.cache_ttl_s,
+        max_entries=settings.cache_max_entries,
+        store_restricted_grounded=settings.cache_google_grounded,
+    )
 
 
 def _with_fallbacks(request: LLMRequest, fallbacks: Sequence[Any] | None) -> LLMRequest:
