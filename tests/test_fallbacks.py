@@ -8,7 +8,9 @@ Each primary's fallback is the next registered vendor. Faults are aimed at one A
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,6 +71,18 @@ def _outcome(router: Router, how: str, request: dict[str, Any]) -> LLMResponse |
         return _call(router, how, request)
     except RouterError as error:
         return error
+
+
+def _expected_reason(vendor: str, fault: str) -> str:
+    """The REQUIRED failure reason the fault matrix states for ``fault`` on ``vendor``."""
+    matrix = json.loads((Path(__file__).parent / "data" / "fault_matrix.json").read_text())
+    (cell,) = [
+        c
+        for c in matrix["cells"]
+        if (c["fault"], c["vendor"], c["mode"]) == (fault, vendor, "REQUIRED")
+    ]
+    reason: str = cell["expected"]["reason"]
+    return reason
 
 
 def _apis(emulator: Emulator) -> list[str | None]:
@@ -250,3 +264,34 @@ def test_no_fallbacks_leaves_the_response_as_before(router: Router) -> None:
     """Without fallbacks nothing is added: no attempts list in the metadata."""
     request = grounded_request("openai", "Who maintains the CPython language reference?")
     assert "attempts" not in router.route(request).metadata
+
+
+@pytest.mark.parametrize("how", ["route", "aroute"])
+@pytest.mark.parametrize("primary", VENDORS)
+def test_policy_failure_falls_back(
+    router: Router, emulator: Emulator, primary: str, how: str
+) -> None:
+    """A grounding-policy failure moves on to the next vendor, which is judged by it too."""
+    emulator.clear_requests()
+    policy = {"min_citations": 1000}
+    error = _outcome(router, how, _request(primary, "delay:0", grounding_policy=policy))
+    assert isinstance(error, GroundingRequiredFailedError)
+    assert error.reason == "policy"
+    assert error.fallback_attempts is not None
+    assert [(a["vendor"], a["reason"]) for a in error.fallback_attempts] == [
+        (primary, "policy"),
+        (NEXT[primary], "policy"),
+    ]
+    assert _apis(emulator) == [primary, NEXT[primary]]
+
+
+@pytest.mark.parametrize("primary", VENDORS)
+def test_no_citations_failure_falls_back(router: Router, emulator: Emulator, primary: str) -> None:
+    """A REQUIRED answer that searched but cited nothing moves on to the next vendor."""
+    emulator.clear_requests()
+    outcome = _outcome(router, "route", _request(primary, f"no_citations@{primary}"))
+    assert isinstance(outcome, LLMResponse)
+    assert outcome.vendor == NEXT[primary]
+    (failed, _) = outcome.metadata["attempts"]
+    assert failed["reason"] == _expected_reason(primary, "no_citations")
+    assert failed["outcome"] == "failed"
