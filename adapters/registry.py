@@ -100,6 +100,9 @@ class Capabilities:
     other); ``max_domains``: the most domains one list may name (None: no documented limit).
     ``search_context_size`` / ``search_recency``: the provider's search takes
     ``LLMRequest.search_context_size`` / ``search_recency``.
+    ``grounded_results_restricted``: the provider's terms restrict storing grounded results
+    (Google's Grounding with Google Search), so the response cache keeps them only when the
+    user says so (``GROUNDING_ROUTER_CACHE_GOOGLE_GROUNDED``, :mod:`router.cache`).
     """
 
     streaming: bool = False
@@ -114,6 +117,7 @@ class Capabilities:
     max_domains: int | None = None
     search_context_size: bool = False
     search_recency: bool = False
+    grounded_results_restricted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +211,7 @@ _ROWS: tuple[ProviderRow, ...] = (
             citations=True,
             json_mode=True,
             two_step_json=True,
+            grounded_results_restricted=True,
             offset_unit="bytes",
             allowed_domains=False,
             blocked_domains=True,
@@ -234,6 +239,7 @@ _ROWS: tuple[ProviderRow, ...] = (
             citations=True,
             json_mode=True,
             two_step_json=True,
+            grounded_results_restricted=True,
             offset_unit="bytes",
             allowed_domains=False,
             blocked_domains=False,

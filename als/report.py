@@ -89,6 +89,8 @@ class GroupReport:
     failures: Counter[str] = field(default_factory=Counter)
     """Failed rows by error type (``GroundingRequiredFailedError``, ``ProviderTransientError``)."""
     required_failure_reasons: Counter[str] = field(default_factory=Counter)
+    fallback_reasons: Counter[str] = field(default_factory=Counter)
+    """Moves to the next vendor of a request with fallbacks, by the reason the one before failed."""
     cost: SourceCost = field(default_factory=SourceCost)
     """What the answers cost, spread over the sources they cite (:mod:`als.cost`)."""
     coverage_percents: Counter[int] = field(default_factory=Counter)
@@ -210,6 +212,10 @@ class GroupReport:
                     for name, q in (("p10", 0.1), ("p50", 0.5), ("p90", 0.9))
                 },
             },
+            "fallbacks": {
+                "taken": sum(self.fallback_reasons.values()),
+                "by_reason": dict(_ranked(self.fallback_reasons)),
+            },
             "failures": {
                 "total": self.failed,
                 "by_type": dict(_ranked(self.failures)),
@@ -226,7 +232,14 @@ class GroupReport:
         ):
             self.coverage_percents[round(coverage * 100)] += 1
 
+    def _add_fallbacks(self, attempts: object) -> None:
+        # Every entry but the last is a vendor the request moved on from (router.fallback).
+        if isinstance(attempts, list):
+            for entry in attempts[:-1]:
+                self.fallback_reasons[_text(_get(entry, "reason")) or "unknown"] += 1
+
     def _add_response(self, response: object, country: str | None) -> None:
+        self._add_fallbacks(_get(_get(response, "metadata"), "attempts"))
         self.cost.add(response)
         self._add_coverage(_get(_get(response, "grounding"), "coverage"))
         citations = _get(response, "citations")
@@ -250,6 +263,7 @@ class GroupReport:
     def _add_failure(self, error: object) -> None:
         error_type = _text(_get(error, "type")) or "unknown"
         self.failures[error_type] += 1
+        self._add_fallbacks(_get(error, "fallback_attempts"))
         self._add_coverage(_get(error, "coverage"))
         reason = _text(_get(error, "reason"))
         if error_type == "GroundingRequiredFailedError" and reason:
@@ -380,11 +394,14 @@ def _outcome(row: object) -> bool | None:
 
 
 def _group_value(row: Mapping[str, Any], name: str) -> str | None:
-    """The row's vendor, model or country; from the request, else the response or the error."""
+    """The row's vendor, model or country; from the response, else the request or the error.
+
+    The response first: a request with fallbacks is answered by the vendor that gave the answer.
+    """
     request = row.get("request")
     if name == "country":
         return _text(_get(_get(request, "user_location"), "country"), upper=True)
-    for part in (request, row.get("response"), row.get("error")):
+    for part in (row.get("response"), request, row.get("error")):
         value = _text(_get(part, name))
         if value is not None:
             return value

@@ -78,6 +78,12 @@ def _add_log_options(parser: argparse.ArgumentParser, *, with_defaults: bool) ->
         help="least severe log events shown on stderr (default warning; DEBUG_GROUNDING=true "
         "shows the forensic debug events)",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        default=False if with_defaults else argparse.SUPPRESS,
+        help="leave the response cache (GROUNDING_ROUTER_CACHE) out of this run",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = show_warning
     try:
         args.settings = RouterSettings()
+        if args.no_cache:
+            args.settings = args.settings.model_copy(update={"cache": None})
     except ValueError as exc:
         print(f"grounding-router: invalid configuration: {exc}", file=sys.stderr)
         return ExitCode.CONFIGURATION_ERROR

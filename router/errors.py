@@ -91,6 +91,9 @@ class RouterError(Exception):
         self.request_id = request_id
         self.status_code = status_code
         self.reason = reason
+        # Set when a request with fallbacks failed on every vendor: one entry per vendor tried
+        # or skipped, as the response's ``metadata["attempts"]`` lists them (router.fallback).
+        self.fallback_attempts: list[dict[str, Any]] | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         # The choke point for every field, provider_message included, set now or later.
@@ -111,10 +114,13 @@ class RouterError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able view of the error, as a batch output row carries it (redacted)."""
-        return {
+        data = {
             key: redact_text(value) if isinstance(value, str) else value
             for key, value in self._fields().items()
         }
+        if self.fallback_attempts is not None:
+            data["fallback_attempts"] = self.fallback_attempts
+        return data
 
     def _fields(self) -> dict[str, Any]:
         return {

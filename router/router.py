@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
+from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from adapters.base import Adapter, AdapterResult, StreamingAdapter
 from adapters.registry import ProviderRow, provider
@@ -39,6 +40,7 @@ from router.errors import (
     RequestValidationError,
     RouterError,
 )
+from router.fallback import Attempts, chain_of
 from router.grounding.enforce import policy_validator
 from router.logging import CallLogContext, get_logger, register_secret
 from router.pricing import PriceBook
@@ -47,7 +49,14 @@ from router.retry import AsyncSleep, RetryPolicy, Sleep
 from router.settings import RouterSettings
 from router.streaming.call import StreamParts, arun_stream, run_stream
 from router.streaming.events import Completed, StreamEvent
-from router.tracing import FIRST_CHUNK_S, STREAM_ABANDONED, NoSpan, RouteTrace, Tracing
+from router.tracing import (
+    FIRST_CHUNK_S,
+    STREAM_ABANDONED,
+    NoSpan,
+    OperationSpan,
+    RouteTrace,
+    Tracing,
+)
 from router.types import LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator
 
@@ -63,7 +72,13 @@ __all__ = [
     "stream",
 ]
 
+if TYPE_CHECKING:
+    from router.cache import ResponseCache
+
 RequestInput = LLMRequest | Mapping[str, Any]
+
+FALLBACK_SPAN = "grounding_router.fallback"
+FALLBACK_VENDORS = "grounding_router.fallback.vendors"
 
 log = get_logger(__name__)
 
@@ -94,6 +109,8 @@ class Router:
     ``RedirectResolver`` built from the settings; either is used only while
     ``settings.resolve_redirects`` is on. ``tracer_provider`` is the OpenTelemetry tracer
     provider of this router's spans, instead of the global one (:mod:`router.tracing`).
+    ``cache`` is the response cache (a ``ResponseCache`` or its file), instead of the one
+    ``settings.cache`` names; neither: no cache (:mod:`router.cache`). Streams are not cached.
     """
 
     def __init__(
@@ -107,6 +124,7 @@ class Router:
         prices: PriceBook | None = None,
         resolver: RedirectResolver | None = None,
         tracer_provider: Any | None = None,
+        cache: ResponseCache | str | Path | None = None,
     ) -> None:
         self.settings = settings if settings is not None else RouterSettings()
         self._adapters: dict[Vendor, Adapter] = dict(adapters or {})
@@ -117,6 +135,7 @@ class Router:
         checks = (*validators, policy_validator(self.settings.grounding_policy))
         self._responder = Responder(self.settings, self.prices, checks, resolver)
         self.tracing = Tracing(self.settings, tracer_provider)
+        self.cache = _response_cache(cache, self.settings)
         for name, secret in self.settings.named_secrets().items():
             register_secret(secret, name=name)
 
@@ -132,10 +151,94 @@ class Router:
             return adapter
         return self._new_adapter(provider(vendor))
 
-    def route(self, request: RequestInput) -> LLMResponse:
-        """Send one request and return the validated response, or raise a ``RouterError``."""
+    def route(
+        self, request: RequestInput, *, fallbacks: Sequence[Any] | None = None
+    ) -> LLMResponse:
+        """Send one request and return the validated response, or raise a ``RouterError``.
+
+        ``fallbacks`` (vendors, or ``{"vendor": ..., "model": ...}``) replaces the request's
+        own: the vendors tried in order when a call fails as another vendor may not
+        (:mod:`router.fallback`).
+        """
         started = time.perf_counter()
-        checked = as_request(request)
+        checked = _with_fallbacks(as_request(request), fallbacks)
+        if not checked.fallbacks:
+            return self._route_vendor(checked, started)
+        attempts, failure = Attempts(checked), None
+        with self._fallback_span(checked):
+            for index, attempt in enumerate(chain_of(checked, self.settings)):
+                attempts.start()
+                if index and self._skipped(attempt, attempts, stream=False):
+                    continue
+                try:
+                    response = self._route_vendor(attempt, started)
+                except RouterError as error:
+                    failure = error
+                    if attempts.failed(attempt, error):
+                        continue
+                    attempts.exhausted(error)
+                    raise
+                return attempts.answered(attempt, response)
+        raise attempts.exhausted(_last(failure))
+
+    async def aroute(
+        self, request: RequestInput, *, fallbacks: Sequence[Any] | None = None
+    ) -> LLMResponse:
+        """The async twin of :meth:`route`."""
+        started = time.perf_counter()
+        checked = _with_fallbacks(as_request(request), fallbacks)
+        if not checked.fallbacks:
+            return await self._aroute_vendor(checked, started)
+        attempts, failure = Attempts(checked), None
+        with self._fallback_span(checked):
+            for index, attempt in enumerate(chain_of(checked, self.settings)):
+                attempts.start()
+                if index and self._skipped(attempt, attempts, stream=False):
+                    continue
+                try:
+                    response = await self._aroute_vendor(attempt, started)
+                except RouterError as error:
+                    failure = error
+                    if attempts.failed(attempt, error):
+                        continue
+                    attempts.exhausted(error)
+                    raise
+                return attempts.answered(attempt, response)
+        raise attempts.exhausted(_last(failure))
+
+    def stream(
+        self, request: RequestInput, *, fallbacks: Sequence[Any] | None = None
+    ) -> Iterator[StreamEvent]:
+        """Stream one request: its events, ending with ``Completed`` (see router.streaming).
+
+        The request is checked now (a malformed one, or a provider that cannot stream, raises
+        ``RequestValidationError`` here); the call starts when the iteration does. With
+        ``fallbacks``, the next vendor is tried only while no event has reached the caller.
+        """
+        started = time.perf_counter()
+        checked = _with_fallbacks(as_request(request), fallbacks)
+        parts = self._stream_parts(checked)
+        if not checked.fallbacks:
+            return self._stream_events(checked, parts, started)
+        return self._stream_chain(checked, parts, started)
+
+    def astream(
+        self, request: RequestInput, *, fallbacks: Sequence[Any] | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """The async twin of :meth:`stream` (iterate it with ``async for``)."""
+        started = time.perf_counter()
+        checked = _with_fallbacks(as_request(request), fallbacks)
+        parts = self._stream_parts(checked)
+        if not checked.fallbacks:
+            return self._astream_events(checked, parts, started)
+        return self._astream_chain(checked, parts, started)
+
+    # -- one vendor, and the fallbacks after it ---------------------------------------------
+
+    def _route_vendor(self, checked: LLMRequest, started: float) -> LLMResponse:
+        """Route ``checked`` to its own vendor: one span, the retries, a re-ask if set."""
+        if self.cache is not None and (hit := self.cache.get(checked)) is not None:
+            return hit
         row = provider(checked.vendor)
         with self.tracing.route(checked, row) as span, self._call_context(checked):
             try:
@@ -144,12 +247,14 @@ class Router:
                 earlier = self._reask(checked, failure, span)
                 response = self._route_once(checked, row, started, attempts_before=earlier)
             span.succeeded(response)
+            if self.cache is not None:
+                self.cache.put(checked, response)
             return response
 
-    async def aroute(self, request: RequestInput) -> LLMResponse:
-        """The async twin of :meth:`route`."""
-        started = time.perf_counter()
-        checked = as_request(request)
+    async def _aroute_vendor(self, checked: LLMRequest, started: float) -> LLMResponse:
+        """The async twin of :meth:`_route_vendor`."""
+        if self.cache is not None and (hit := self.cache.get(checked)) is not None:
+            return hit
         row = provider(checked.vendor)
         with self.tracing.route(checked, row) as span, self._call_context(checked):
             try:
@@ -158,25 +263,100 @@ class Router:
                 earlier = self._reask(checked, failure, span)
                 response = await self._aroute_once(checked, row, started, attempts_before=earlier)
             span.succeeded(response)
+            if self.cache is not None:
+                self.cache.put(checked, response)
             return response
 
-    def stream(self, request: RequestInput) -> Iterator[StreamEvent]:
-        """Stream one request: its events, ending with ``Completed`` (see router.streaming).
+    def _fallback_span(self, request: LLMRequest) -> OperationSpan | NoSpan:
+        """The span around a call with fallbacks: each vendor's call is one child span."""
+        return self.tracing.operation(
+            FALLBACK_SPAN,
+            {FALLBACK_VENDORS: [request.vendor, *(f.vendor for f in request.fallbacks)]},
+        )
 
-        The request is checked now (a malformed one, or a provider that cannot stream, raises
-        ``RequestValidationError`` here); the call starts when the iteration does.
-        """
-        started = time.perf_counter()
-        checked = as_request(request)
-        parts = self._stream_parts(checked)
-        return self._stream_events(checked, parts, started)
+    def _skipped(self, request: LLMRequest, attempts: Attempts, *, stream: bool) -> bool:
+        """True (and recorded) when ``request``'s vendor cannot take it, or cannot stream it."""
+        try:
+            if stream:
+                self._stream_parts(request)
+            else:
+                check_request(request, provider(request.vendor))
+        except RequestValidationError as refusal:
+            attempts.skipped(request, refusal)
+            return True
+        return False
 
-    def astream(self, request: RequestInput) -> AsyncIterator[StreamEvent]:
-        """The async twin of :meth:`stream` (iterate it with ``async for``)."""
-        started = time.perf_counter()
-        checked = as_request(request)
-        parts = self._stream_parts(checked)
-        return self._astream_events(checked, parts, started)
+    def _stream_chain(
+        self, checked: LLMRequest, first: StreamParts, started: float
+    ) -> Iterator[StreamEvent]:
+        # The parent span is current only around each step, as in _stream_events.
+        attempts, failure = Attempts(checked), None
+        parent = self._fallback_span(checked)
+        try:
+            for index, attempt in enumerate(chain_of(checked, self.settings)):
+                attempts.start()
+                if index and self._skipped(attempt, attempts, stream=True):
+                    continue
+                parts = first if not index else self._stream_parts(attempt)
+                events, delivered = self._stream_events(attempt, parts, started), 0
+                try:
+                    while True:
+                        with parent.active():
+                            try:
+                                event = next(events)
+                            except StopIteration:
+                                return
+                        if isinstance(event, Completed):
+                            event = Completed(attempts.answered(attempt, event.response))
+                        delivered += 1
+                        yield event
+                except RouterError as error:
+                    failure = error
+                    if attempts.failed(attempt, error) and not delivered:
+                        continue
+                    attempts.exhausted(error)
+                    raise
+                finally:
+                    events.close()
+            raise attempts.exhausted(_last(failure))
+        finally:
+            parent.end()
+
+    async def _astream_chain(
+        self, checked: LLMRequest, first: StreamParts, started: float
+    ) -> AsyncIterator[StreamEvent]:
+        # As in _stream_chain.
+        attempts, failure = Attempts(checked), None
+        parent = self._fallback_span(checked)
+        try:
+            for index, attempt in enumerate(chain_of(checked, self.settings)):
+                attempts.start()
+                if index and self._skipped(attempt, attempts, stream=True):
+                    continue
+                parts = first if not index else self._stream_parts(attempt)
+                events, delivered = self._astream_events(attempt, parts, started), 0
+                try:
+                    while True:
+                        with parent.active():
+                            try:
+                                event = await anext(events)
+                            except StopAsyncIteration:
+                                return
+                        if isinstance(event, Completed):
+                            event = Completed(attempts.answered(attempt, event.response))
+                        delivered += 1
+                        yield event
+                except RouterError as error:
+                    failure = error
+                    if attempts.failed(attempt, error) and not delivered:
+                        continue
+                    attempts.exhausted(error)
+                    raise
+                finally:
+                    await events.aclose()
+            raise attempts.exhausted(_last(failure))
+        finally:
+            parent.end()
 
     def close(self) -> None:
         """Release the SDK clients of every adapter created so far."""
@@ -267,7 +447,7 @@ class Router:
 
     def _stream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
-    ) -> Iterator[StreamEvent]:
+    ) -> Generator[StreamEvent]:
         # The debug switch, the log context and the call's span are set around each step, never
         # held across a yield: a caller may leave the stream half-read, and it is then closed
         # wherever it is collected.
@@ -296,7 +476,7 @@ class Router:
 
     async def _astream_events(
         self, request: LLMRequest, parts: StreamParts, started: float
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent]:
         # As in _stream_events; here it matters most: an async generator left half-read is
         # closed by the event loop in a context of its own, where no outer setting can be reset.
         span = self.tracing.route(request, parts.row, stream=True)
@@ -471,6 +651,38 @@ def _traced_event(
         span.succeeded(event.response)
 
 
+def _response_cache(
+    given: ResponseCache | str | Path | None, settings: RouterSettings
+) -> ResponseCache | None:
+    """The router's response cache: the one given, else the settings' file, else none."""
+    if given is None and settings.cache is None:
+        return None
+    from router.cache import ResponseCache  # only a router with a cache loads it
+
+    if isinstance(given, ResponseCache):
+        return given
+    return ResponseCache(
+        given if given is not None else settings.cache,  # type: ignore[arg-type]
+        ttl_s=settings.cache_ttl_s,
+        max_entries=settings.cache_max_entries,
+        store_restricted_grounded=settings.cache_google_grounded,
+    )
+
+
+def _with_fallbacks(request: LLMRequest, fallbacks: Sequence[Any] | None) -> LLMRequest:
+    """``request`` with the caller's ``fallbacks`` instead of its own (checked as the request)."""
+    if fallbacks is None:
+        return request
+    return as_request({**request.model_dump(exclude_unset=True), "fallbacks": list(fallbacks)})
+
+
+def _last(failure: RouterError | None) -> RouterError:
+    """The last vendor's error; the request's own vendor is never skipped, so there is one."""
+    if failure is None:  # pragma: no cover - the first vendor either answers or fails
+        return RouterError("no vendor was tried", reason="no_vendor")
+    return failure
+
+
 def _limit_error(limits: CallLimits, row: ProviderRow) -> RouterError | None:
     """The error of the call limit that ended the attempt, if one did (whatever the SDK made of
     it on its way out: a timeout, a connection error, an unexpected exception)."""
@@ -493,21 +705,25 @@ def shared_router() -> Router:
     return _default_router
 
 
-def route(request: RequestInput) -> LLMResponse:
+def route(request: RequestInput, *, fallbacks: Sequence[Any] | None = None) -> LLMResponse:
     """Route one request with the process-wide router (settings from the environment)."""
-    return shared_router().route(request)
+    return shared_router().route(request, fallbacks=fallbacks)
 
 
-async def aroute(request: RequestInput) -> LLMResponse:
+async def aroute(request: RequestInput, *, fallbacks: Sequence[Any] | None = None) -> LLMResponse:
     """The async twin of :func:`route`."""
-    return await shared_router().aroute(request)
+    return await shared_router().aroute(request, fallbacks=fallbacks)
 
 
-def stream(request: RequestInput) -> Iterator[StreamEvent]:
+def stream(
+    request: RequestInput, *, fallbacks: Sequence[Any] | None = None
+) -> Iterator[StreamEvent]:
     """Stream one request with the process-wide router (see :mod:`router.streaming`)."""
-    return shared_router().stream(request)
+    return shared_router().stream(request, fallbacks=fallbacks)
 
 
-def astream(request: RequestInput) -> AsyncIterator[StreamEvent]:
+def astream(
+    request: RequestInput, *, fallbacks: Sequence[Any] | None = None
+) -> AsyncIterator[StreamEvent]:
     """The async twin of :func:`stream`."""
-    return shared_router().astream(request)
+    return shared_router().astream(request, fallbacks=fallbacks)

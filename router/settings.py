@@ -145,6 +145,12 @@ class RouterSettings(BaseSettings):
     default_model_perplexity: str | None = None
     default_model_openrouter: str | None = None
 
+    # The response cache (router.cache): off unless a file is named.
+    cache: Path | None = Field(default=None, description="A SQLite file caching responses.")
+    cache_ttl_s: float = Field(default=86_400.0, gt=0.0, le=MAX_TIMEOUT_S * 366)
+    cache_max_entries: int = Field(default=10_000, ge=1)
+    cache_google_grounded: bool = False
+
     # Cost estimates: a TOML file of prices that overrides and extends the built-in table.
     prices: Path | None = Field(
         default=None, description="A price file (TOML) overriding the built-in prices."

@@ -35,6 +35,7 @@ __all__ = [
     "ContentPart",
     "Cost",
     "DocumentPart",
+    "Fallback",
     "GroundingMode",
     "LLMRequest",
     "LLMResponse",
@@ -279,6 +280,32 @@ class UserLocation(_StrictModel):
         return value.upper()
 
 
+class Fallback(_StrictModel):
+    """A vendor to try next when the call before it fails in a way another vendor may not.
+
+    ``model`` None: ``GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>``, else the registry's default
+    (:mod:`router.fallback`). A plain string is read as a vendor name.
+    """
+
+    vendor: Vendor
+    model: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _vendor_name(cls, value: Any) -> Any:
+        return {"vendor": value} if isinstance(value, str) else value
+
+    @field_validator("vendor", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("model")
+    @classmethod
+    def _model_name(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+
 class LLMRequest(_StrictModel):
     """What a pipeline asks for. ``json_schema`` implies ``json_mode``.
 
@@ -305,6 +332,8 @@ class LLMRequest(_StrictModel):
     search_recency: SearchRecency | None = None
     # Checked on the answer after the call (router.grounding); None: the settings' default.
     grounding_policy: GroundingPolicy | None = None
+    # Tried in order when this vendor fails as another may not (router.fallback).
+    fallbacks: list[Fallback] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator(

@@ -33,6 +33,7 @@ from router.errors import (
     RequestValidationError,
     RouterError,
 )
+from router.fallback import fallbacks_taken
 from router.grounding.report import GroundingReport
 from router.types import LLMResponse
 
@@ -86,6 +87,7 @@ class CallFacts(NamedTuple):
     coverage: float | None = None
     support_rate: float | None = None
     policy_rules: tuple[str, ...] = ()
+    fallbacks: tuple[str, ...] = ()
 
 
 class RowFacts(NamedTuple):
@@ -111,6 +113,7 @@ def call_facts(
             response.latency_ms,
             spend_of(response),
             *_grounding_facts(response.grounding),
+            fallbacks_taken(response.metadata.get("attempts")),
         )
     reason = error.reason if error else None
     report = getattr(error, "report", None) if error is not None else None
@@ -123,6 +126,7 @@ def call_facts(
         0.0,
         spend_of_error(error),
         *_grounding_facts(report if isinstance(report, GroundingReport) else None),
+        fallbacks_taken(error.fallback_attempts if error is not None else None),
     )
 
 
@@ -181,6 +185,8 @@ class BatchSummary:
     provider_outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
     required_failure_reasons: dict[str, int] = field(default_factory=dict)
     answers: int = 0
+    answers_by_vendor: dict[str, int] = field(default_factory=dict)
+    fallback_reasons: dict[str, int] = field(default_factory=dict)
     grounded_rate: float | None = None
     citations_per_answer: float | None = None
     latency_ms_p50: float | None = None
@@ -210,6 +216,8 @@ class BatchStats:
     provider_outcomes: dict[str, Counter[str]] = field(default_factory=dict)
     required_reasons: Counter[str] = field(default_factory=Counter)
     answers: int = 0
+    vendor_answers: Counter[str] = field(default_factory=Counter)
+    fallback_reasons: Counter[str] = field(default_factory=Counter)
     grounded_answers: int = 0
     citations: int = 0
     domains: Counter[str] = field(default_factory=Counter)
@@ -243,8 +251,10 @@ class BatchStats:
             self.required_reasons[call.reason] += 1
         if call.coverage is not None or call.policy_rules:
             self.grounding.setdefault(call.vendor or "unknown", VendorGrounding()).add(call)
+        self.fallback_reasons.update(call.fallbacks)
         if call.outcome == "ok":
             self.answers += 1
+            self.vendor_answers[call.vendor or "unknown"] += 1
             self.grounded_answers += call.grounded
             self.citations += len(call.domains)
             self.domains.update(call.domains)
@@ -258,6 +268,8 @@ class BatchStats:
             self.provider_outcomes.setdefault(vendor, Counter()).update(counts)
         self.required_reasons.update(other.required_reasons)
         self.answers += other.answers
+        self.vendor_answers.update(other.vendor_answers)
+        self.fallback_reasons.update(other.fallback_reasons)
         self.grounded_answers += other.grounded_answers
         self.citations += other.citations
         self.domains.update(other.domains)
@@ -281,6 +293,8 @@ class BatchStats:
             },
             required_failure_reasons=dict(sorted(self.required_reasons.items())),
             answers=answered,
+            answers_by_vendor=dict(sorted(self.vendor_answers.items())),
+            fallback_reasons=dict(sorted(self.fallback_reasons.items())),
             grounded_rate=self.grounded_answers / answered if answered else None,
             citations_per_answer=self.citations / answered if answered else None,
             latency_ms_p50=p50,

@@ -47,6 +47,12 @@ def print_summary(summary: BatchSummary) -> None:
             table.add_row("REQUIRED failures (provider calls)", "")
     for reason, count in summary.required_failure_reasons.items():
         table.add_row(f"    reason {reason}", str(count))
+    if summary.fallback_reasons:
+        table.add_row("fallbacks taken", str(sum(summary.fallback_reasons.values())))
+        for reason, count in summary.fallback_reasons.items():
+            table.add_row(f"    after {reason}", str(count))
+        for vendor, count in summary.answers_by_vendor.items():
+            table.add_row(f"  answered by {vendor}", str(count))
     table.add_row("grounded rate", _percent(summary.grounded_rate))
     table.add_row("citations per answer", _number(summary.citations_per_answer))
     table.add_row(

@@ -45,6 +45,7 @@ BENCHES: dict[str, tuple[str, ...]] = {
     "citations": ("--repeat", "50"),
     "emulator": (),
     "report": ("--rows", "10000", "--rounds", "2"),
+    "cache": ("--calls", "50", "--rounds", "3"),
 }
 
 
