@@ -77,6 +77,10 @@ class InProcessRun:
         )
         producer.cancel()
         await asyncio.gather(producer, return_exceptions=True)
+        # The gather over all tasks now holds the producer's cancellation; collect it (without
+        # cancelling the consumers it also covers), or asyncio prints "_GatheringFuture
+        # exception was never retrieved" at exit.
+        work.add_done_callback(_retrieve)
         # What is queued but not started gets no row (a resume runs it); the consumers finish
         # what they hold and then find their end markers, there being room for them now.
         while not queue.empty():
@@ -138,3 +142,9 @@ class InProcessRun:
     def _progress(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.stats)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark ``future``'s outcome as seen: it was handled through the tasks it gathered."""
+    if not future.cancelled():
+        future.exception()
