@@ -182,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
             update={"grounding_policy": GroundingPolicy.model_validate(policy)}
         )
     try:
+        _check_files(args)
         with BatchProgress(enabled=args.progress) as progress:
             summary = asyncio.run(_run(args, progress))
     except (OSError, ValueError) as exc:
@@ -203,6 +204,20 @@ def run(args: argparse.Namespace) -> int:
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
     return ExitCode.INTERRUPTED if summary.interrupted else ExitCode.OK
+
+
+def _check_files(args: argparse.Namespace) -> None:
+    """Refuse unusable files before any request is sent (see :mod:`router.commands.file_args`).
+
+    A Ray job's files may be object-store URIs, and its output a directory of shards: Ray
+    checks those itself.
+    """
+    from router.commands.file_args import check_input_file, check_output_file, is_remote
+
+    if not is_remote(args.input):
+        check_input_file(Path(args.input), "IN.jsonl")
+    if args.engine == "local":
+        check_output_file(Path(args.output), "-o", resume=args.resume, overwrite=args.overwrite)
 
 
 def _quiet_ray() -> None:

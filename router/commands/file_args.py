@@ -1,0 +1,67 @@
+"""The files a command is given: checked up front, each problem said in one form.
+
+``cannot read FILE (FLAG): reason`` or ``cannot write FILE (FLAG): reason``, FLAG being the
+argument that named the file, so a user knows which of several paths to fix. Checks are done
+before a request is sent, and before anything is written.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+__all__ = ["FileArgumentError", "check_input_file", "check_output_file", "is_remote"]
+
+
+class FileArgumentError(OSError):
+    """A file named on the command line cannot be used; ``str()`` is the whole message."""
+
+    def __init__(self, action: str, path: str | Path, flag: str, reason: str) -> None:
+        super().__init__(f"cannot {action} {path} ({flag}): {reason}")
+
+
+def is_remote(path: str | Path) -> bool:
+    """True for an object-store URI (``s3://...``), which only the Ray engine reads."""
+    return "://" in str(path)
+
+
+def check_input_file(path: Path, flag: str, *, what: str = "requests") -> None:
+    """Refuse an input that is missing, a directory, unreadable, or without a non-blank line."""
+    if path.is_dir():
+        raise FileArgumentError("read", path, flag, "is a directory")
+    try:
+        with path.open("rb") as handle:
+            empty = not any(chunk.strip() for chunk in iter(lambda: handle.read(65536), b""))
+    except OSError as exc:
+        raise FileArgumentError("read", path, flag, _reason(exc)) from exc
+    if empty:
+        raise FileArgumentError("read", path, flag, f"the file is empty: no {what} to run")
+
+
+def check_output_file(path: Path, flag: str, *, resume: bool, overwrite: bool) -> None:
+    """Refuse an output in a directory that does not exist, a directory, or a finished file
+    that neither ``--resume`` nor ``--overwrite`` says what to do with."""
+    parent = path.parent
+    if not parent.is_dir():
+        reason = (
+            f"the directory {parent} does not exist"
+            if not parent.exists()
+            else f"{parent} is not a directory"
+        )
+        raise FileArgumentError("write", path, flag, reason)
+    if path.is_dir():
+        raise FileArgumentError("write", path, flag, "is a directory")
+    if not (resume or overwrite) and path.is_file() and path.stat().st_size > 0:
+        raise FileArgumentError(
+            "write",
+            path,
+            flag,
+            "it already holds results: pass --resume to continue it, or --overwrite to start over",
+        )
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        return "no such file"
+    return exc.strerror or os.strerror(exc.errno or 0) or str(exc)
