@@ -136,6 +136,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     progress.add_argument(
         "--no-progress", dest="progress", action="store_false", help="never draw the bar"
     )
+    parser.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        default=frozenset(),
+        metavar="WHAT[,WHAT]",
+        help="exit non-zero when rows of this run failed so: invalid (a line that is not a "
+        "request: exit 2), required (REQUIRED grounding not met: 3), provider (a provider "
+        "error: 4), any (any failed row); e.g. --fail-on invalid,required for CI",
+    )
     add_policy_flags(parser)
     parser.set_defaults(run=run)
 
@@ -145,6 +154,40 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+# What --fail-on names, the row outcomes (router.batch.stats.outcome_of) it covers and the exit
+# code it gives, in the order they are tried.
+_FAIL_ON: dict[str, tuple[frozenset[str], ExitCode]] = {
+    "invalid": (frozenset({"bad_input"}), ExitCode.BAD_INPUT),
+    "required": (
+        frozenset({"required_failed", "fanout_failed"}),
+        ExitCode.GROUNDING_REQUIRED_FAILED,
+    ),
+    "provider": (frozenset({"provider_error"}), ExitCode.PROVIDER_ERROR),
+    "any": (frozenset(), ExitCode.FAILURE),  # every outcome but ok
+}
+
+
+def _fail_on(text: str) -> frozenset[str]:
+    names = frozenset(name.strip() for name in text.split(",") if name.strip())
+    unknown = sorted(names - _FAIL_ON.keys())
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give one or more of {', '.join(_FAIL_ON)}, comma-separated"
+        )
+    return names
+
+
+def failure_exit(outcomes: dict[str, int], fail_on: frozenset[str]) -> ExitCode | None:
+    """The exit code ``--fail-on`` asks for given a run's row ``outcomes``, or None."""
+    for name, (covered, code) in _FAIL_ON.items():
+        if name not in fail_on:
+            continue
+        failed = {o for o, n in outcomes.items() if n and o != "ok"}
+        if failed & covered or (name == "any" and failed):
+            return code
+    return None
 
 
 def _actor_range(text: str) -> tuple[int, int]:
@@ -203,7 +246,16 @@ def run(args: argparse.Namespace) -> int:
     print_summary(summary)
     if args.summary_json:
         args.summary_json.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
-    return ExitCode.INTERRUPTED if summary.interrupted else ExitCode.OK
+    invalid = summary.outcomes.get("bad_input", 0)
+    if invalid:
+        print(
+            f"grounding-router batch: {invalid} of {summary.done} lines run were not valid "
+            "requests; each has an error row saying why (--fail-on invalid makes this exit 2)",
+            file=sys.stderr,
+        )
+    if summary.interrupted:
+        return ExitCode.INTERRUPTED
+    return failure_exit(summary.outcomes, args.fail_on) or ExitCode.OK
 
 
 def _check_files(args: argparse.Namespace) -> None:
