@@ -9,12 +9,15 @@ import logging
 import signal
 import sys
 import warnings
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from router.batch.job import BatchEngine
 from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
+from router.commands.file_args import check_output_file, is_remote, prepared_input
 from router.commands.grounding_flags import add_policy_flags, policy_from_args
+from router.commands.validate import add_input_format_flag, add_output_tokens_flag
 
 __all__ = ["register"]
 
@@ -64,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("input", metavar="IN.jsonl", help="requests, one per line")
+    parser.add_argument("input", metavar="IN.jsonl", help="requests, one per line (- for stdin)")
     parser.add_argument(
         "-o",
         "--output",
@@ -136,6 +139,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     progress.add_argument(
         "--no-progress", dest="progress", action="store_false", help="never draw the bar"
     )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check every line and estimate the cost, as validate does; send nothing",
+    )
+    add_input_format_flag(parser)
+    add_output_tokens_flag(parser)
     parser.add_argument(
         "--fail-on",
         type=_fail_on,
@@ -225,9 +235,15 @@ def run(args: argparse.Namespace) -> int:
             update={"grounding_policy": GroundingPolicy.model_validate(policy)}
         )
     try:
-        _check_files(args)
-        with BatchProgress(enabled=args.progress) as progress:
-            summary = asyncio.run(_run(args, progress))
+        with _input_file(args) as source:
+            if args.engine == "local":
+                check_output_file(
+                    Path(args.output), "-o", resume=args.resume, overwrite=args.overwrite
+                )
+            if args.dry_run:
+                return _dry_run(args, source)
+            with BatchProgress(enabled=args.progress) as progress:
+                summary = asyncio.run(_run(args, source, progress))
     except (OSError, ValueError) as exc:
         # A missing or unreadable input, an output refused, full or read-only (the rows written
         # before are kept, and the message says so): all the files' fault, none a crash.
@@ -258,18 +274,25 @@ def run(args: argparse.Namespace) -> int:
     return failure_exit(summary.outcomes, args.fail_on) or ExitCode.OK
 
 
-def _check_files(args: argparse.Namespace) -> None:
-    """Refuse unusable files before any request is sent (see :mod:`router.commands.file_args`).
+def _input_file(args: argparse.Namespace) -> AbstractContextManager[str | Path]:
+    """The input to run: checked, and copied first when it is stdin or in OpenAI's format.
 
     A Ray job's files may be object-store URIs, and its output a directory of shards: Ray
     checks those itself.
     """
-    from router.commands.file_args import check_input_file, check_output_file, is_remote
+    if is_remote(args.input) and args.input_format == "jsonl":
+        return nullcontext(args.input)
+    return prepared_input(args.input, "IN.jsonl", input_format=args.input_format)
 
-    if not is_remote(args.input):
-        check_input_file(Path(args.input), "IN.jsonl")
-    if args.engine == "local":
-        check_output_file(Path(args.output), "-o", resume=args.resume, overwrite=args.overwrite)
+
+def _dry_run(args: argparse.Namespace, source: str | Path) -> int:
+    """Print what the run would do and cost, sending nothing; 2 when a line is invalid."""
+    from router.commands.validate import make_plan, print_plan
+
+    plan = make_plan(Path(source), args)
+    print_plan(plan, args.input)
+    print("dry run: nothing was sent and OUT was not touched")
+    return ExitCode.BAD_INPUT if plan.invalid else ExitCode.OK
 
 
 def _quiet_ray() -> None:
@@ -312,7 +335,7 @@ def _engine(args: argparse.Namespace) -> BatchEngine:
     return LocalEngine(workers=args.workers)
 
 
-async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
+async def _run(args: argparse.Namespace, source: str | Path, progress: object) -> BatchSummary:
     from router.batch import arun_batch
 
     stop = asyncio.Event()
@@ -328,7 +351,7 @@ async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
         loop.add_signal_handler(signum, on_signal)
     try:
         return await arun_batch(
-            args.input,
+            source,
             args.output,
             settings=args.settings,
             concurrency=args.concurrency,

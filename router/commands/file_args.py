@@ -9,9 +9,19 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["FileArgumentError", "check_input_file", "check_output_file", "is_remote"]
+__all__ = [
+    "FileArgumentError",
+    "check_input_file",
+    "check_output_file",
+    "is_remote",
+    "prepared_input",
+]
 
 
 class FileArgumentError(OSError):
@@ -26,17 +36,23 @@ def is_remote(path: str | Path) -> bool:
     return "://" in str(path)
 
 
-def check_input_file(path: Path, flag: str, *, what: str = "requests") -> None:
-    """Refuse an input that is missing, a directory, unreadable, or without a non-blank line."""
+def check_input_file(
+    path: Path, flag: str, *, what: str = "requests", shown: str | None = None
+) -> None:
+    """Refuse an input that is missing, a directory, unreadable, or without a non-blank line.
+
+    ``shown`` is the name the message gives the file (``stdin`` for a copy of it).
+    """
+    name = shown or str(path)
     if path.is_dir():
-        raise FileArgumentError("read", path, flag, "is a directory")
+        raise FileArgumentError("read", name, flag, "is a directory")
     try:
         with path.open("rb") as handle:
             empty = not any(chunk.strip() for chunk in iter(lambda: handle.read(65536), b""))
     except OSError as exc:
-        raise FileArgumentError("read", path, flag, _reason(exc)) from exc
+        raise FileArgumentError("read", name, flag, _reason(exc)) from exc
     if empty:
-        raise FileArgumentError("read", path, flag, f"the file is empty: no {what} to run")
+        raise FileArgumentError("read", name, flag, f"the file is empty: no {what} to run")
 
 
 def check_output_file(path: Path, flag: str, *, resume: bool, overwrite: bool) -> None:
@@ -65,3 +81,33 @@ def _reason(exc: OSError) -> str:
     if exc.errno == errno.ENOENT:
         return "no such file"
     return exc.strerror or os.strerror(exc.errno or 0) or str(exc)
+
+
+@contextmanager
+def prepared_input(path: str, flag: str, *, input_format: str = "jsonl") -> Iterator[Path]:
+    """The input file to read: ``path`` itself, or a temporary copy of stdin (``-``) or of
+    ``path`` converted from OpenAI's Batch API format, removed afterwards.
+
+    A batch reads its input more than once (to count it, then to run it), so stdin is kept in a
+    file first. Checked as :func:`check_input_file` says.
+    """
+    from router.batch.openai_batch import convert_line
+
+    if path != "-" and input_format == "jsonl":
+        check_input_file(Path(path), flag)
+        yield Path(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="grounding-router-") as folder:
+        copy = Path(folder) / "input.jsonl"
+        source = sys.stdin.buffer if path == "-" else None
+        if source is None:
+            check_input_file(Path(path), flag)
+        with copy.open("wb") as sink, source or Path(path).open("rb") as lines:
+            for line in lines:
+                if input_format == "openai-batch" and line.strip():
+                    converted = convert_line(line.decode("utf-8", errors="replace").rstrip("\r\n"))
+                    sink.write(converted.encode() + b"\n")
+                else:
+                    sink.write(line)
+        check_input_file(copy, flag, shown="stdin" if path == "-" else path)
+        yield copy
