@@ -13,9 +13,15 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from router.batch.job import BatchEngine
+from router.batch.retry_failed import RetryPlan
 from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
-from router.commands.file_args import check_output_file, is_remote, prepared_input
+from router.commands.file_args import (
+    FileArgumentError,
+    check_output_file,
+    is_remote,
+    prepared_input,
+)
 from router.commands.grounding_flags import add_policy_flags, policy_from_args
 from router.commands.validate import add_input_format_flag, add_output_tokens_flag
 
@@ -122,6 +128,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mode.add_argument("--resume", action="store_true", help="continue OUT, skipping ids in it")
     mode.add_argument(
         "--overwrite", action="store_true", help="empty an existing OUT once the run starts"
+    )
+    mode.add_argument(
+        "--retry-failed",
+        nargs="?",
+        const="all",
+        choices=["all", "transient"],
+        metavar="all|transient",
+        help="run the failed rows of OUT again, each replaced in its place once: all of them "
+        "(the default), or =transient for provider failures that may pass (429, 5xx, "
+        "timeouts); the rest of the input is resumed too",
     )
     parser.add_argument(
         "--summary-json", type=Path, metavar="FILE", help="also write the summary as JSON"
@@ -238,12 +254,20 @@ def run(args: argparse.Namespace) -> int:
         with _input_file(args) as source:
             if args.engine == "local":
                 check_output_file(
-                    Path(args.output), "-o", resume=args.resume, overwrite=args.overwrite
+                    Path(args.output),
+                    "-o",
+                    resume=args.resume or args.retry_failed is not None,
+                    overwrite=args.overwrite,
                 )
             if args.dry_run:
                 return _dry_run(args, source)
+            retry = _take_out_failed(args, source) if args.retry_failed else None
             with BatchProgress(enabled=args.progress) as progress:
-                summary = asyncio.run(_run(args, source, progress))
+                try:
+                    summary = asyncio.run(_run(args, source, progress))
+                finally:
+                    if retry is not None:
+                        _put_back(args, retry)
     except (OSError, ValueError) as exc:
         # A missing or unreadable input, an output refused, full or read-only (the rows written
         # before are kept, and the message says so): all the files' fault, none a crash.
@@ -283,6 +307,36 @@ def _input_file(args: argparse.Namespace) -> AbstractContextManager[str | Path]:
     if is_remote(args.input) and args.input_format == "jsonl":
         return nullcontext(args.input)
     return prepared_input(args.input, "IN.jsonl", input_format=args.input_format)
+
+
+def _take_out_failed(args: argparse.Namespace, source: str | Path) -> RetryPlan:
+    """Take OUT's failed rows out so that a resumed run routes them again (see
+    :mod:`router.batch.retry_failed`)."""
+    from router.batch.input import BatchInput
+    from router.batch.retry_failed import take_out_failed
+    from router.batch.seen_ids import SeenIds
+
+    if args.engine != "local":
+        raise ValueError("--retry-failed: for --engine local only")
+    output = Path(args.output)
+    if not output.is_file():
+        raise FileArgumentError("read", output, "-o", "no such file: nothing to retry")
+    with SeenIds() as input_ids:
+        input_ids.update(item.request_id for item in BatchInput(Path(source)))
+        plan = take_out_failed(output, input_ids, args.retry_failed)
+    args.resume = True
+    return plan
+
+
+def _put_back(args: argparse.Namespace, plan: RetryPlan) -> None:
+    from router.batch.retry_failed import put_back_in_place
+
+    replaced = put_back_in_place(Path(args.output), plan)
+    print(
+        f"grounding-router batch: --retry-failed ran {replaced} of {plan.taken} failed rows "
+        "again, each in its place",
+        file=sys.stderr,
+    )
 
 
 def _dry_run(args: argparse.Namespace, source: str | Path) -> int:
