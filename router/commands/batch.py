@@ -12,6 +12,7 @@ import warnings
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
+from router.batch.file_totals import FileTotals
 from router.batch.job import BatchEngine
 from router.batch.retry_failed import RetryPlan
 from router.batch.stats import BatchSummary
@@ -284,8 +285,12 @@ def run(args: argparse.Namespace) -> int:
         )
         return ExitCode.INTERRUPTED
     print_summary(summary)
+    report = summary.to_dict()
+    if args.resume and args.engine == "local":
+        totals = _whole_file(Path(args.output))
+        report["file"] = totals.to_dict()
     if args.summary_json:
-        args.summary_json.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
+        args.summary_json.write_text(json.dumps(report, indent=2) + "\n")
     invalid = summary.outcomes.get("bad_input", 0)
     if invalid:
         print(
@@ -307,6 +312,19 @@ def _input_file(args: argparse.Namespace) -> AbstractContextManager[str | Path]:
     if is_remote(args.input) and args.input_format == "jsonl":
         return nullcontext(args.input)
     return prepared_input(args.input, "IN.jsonl", input_format=args.input_format)
+
+
+def _whole_file(output: Path) -> FileTotals:
+    """Print the totals of every run that wrote OUT (this one resumed it); return them."""
+    from router.batch.file_totals import file_totals
+
+    totals = file_totals(output)
+    outcomes = ", ".join(f"{name} {count}" for name, count in sorted(totals.outcomes.items()))
+    cost = ", ".join(f"{total:.4f} {currency}" for currency, total in sorted(totals.cost.items()))
+    print(f"whole file after resume: {totals.rows} rows ({outcomes or 'none'})")
+    if cost:
+        print(f"  estimated cost of its answers: {cost}")
+    return totals
 
 
 def _take_out_failed(args: argparse.Namespace, source: str | Path) -> RetryPlan:
