@@ -11,6 +11,7 @@ import sys
 import warnings
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from router.batch.file_totals import FileTotals
 from router.batch.job import BatchEngine
@@ -164,6 +165,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_input_format_flag(parser)
     add_output_tokens_flag(parser)
     parser.add_argument(
+        "--max-cost",
+        type=_positive_float,
+        metavar="USD",
+        help="stop feeding new requests once the estimated cost of this run's answers passes "
+        "USD (list prices); those in flight finish, as on Ctrl-C, so the spend may pass it by "
+        "what was in flight; --resume continues",
+    )
+    parser.add_argument(
         "--fail-on",
         type=_fail_on,
         default=frozenset(),
@@ -286,6 +295,14 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.INTERRUPTED
     print_summary(summary)
     report = summary.to_dict()
+    limit = getattr(args, "cost_limit", None)
+    if limit is not None and limit.reached:
+        report["stopped_by"] = "max_cost"
+        print(
+            f"stopped by --max-cost {args.max_cost:g} USD: the estimated cost of this run's "
+            f"answers reached {limit.spent:.4f} USD; requests in flight finished, the rest "
+            "have no row: run again with --resume (and a higher --max-cost) to finish"
+        )
     if args.resume and args.engine == "local":
         totals = _whole_file(Path(args.output))
         report["file"] = totals.to_dict()
@@ -421,6 +438,11 @@ async def _run(args: argparse.Namespace, source: str | Path, progress: object) -
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, on_signal)
+    on_progress: Any = progress
+    if args.max_cost is not None:
+        from router.batch.budget import CostLimit
+
+        on_progress = args.cost_limit = CostLimit(args.max_cost, stop, loop, then=on_progress)
     try:
         return await arun_batch(
             source,
@@ -432,7 +454,7 @@ async def _run(args: argparse.Namespace, source: str | Path, progress: object) -
             overwrite=args.overwrite,
             stop=stop,
             grace_s=args.grace_s,
-            on_progress=progress,  # type: ignore[arg-type]
+            on_progress=on_progress,
             engine=_engine(args),
         )
     finally:
