@@ -20,9 +20,11 @@ from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
 from router.commands.file_args import (
     FileArgumentError,
+    add_save_replies_flag,
     check_output_file,
     is_remote,
     prepared_input,
+    reply_saver,
 )
 from router.commands.grounding_flags import add_policy_flags, policy_from_args
 from router.commands.validate import add_input_format_flag, add_output_tokens_flag
@@ -164,6 +166,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_input_format_flag(parser)
     add_output_tokens_flag(parser)
+    add_save_replies_flag(parser)
     parser.add_argument(
         "--max-cost",
         type=_positive_float,
@@ -407,6 +410,8 @@ def _engine(args: argparse.Namespace) -> BatchEngine:
     from router.batch import LocalEngine, RayEngine
 
     if args.engine == "ray":
+        if args.save_replies is not None:
+            raise ValueError("--save-replies: for --engine local only")
         if args.workers != 1:
             raise ValueError(
                 "--workers is the local engine's: with --engine ray, --actors MIN:MAX sizes "
@@ -421,7 +426,12 @@ def _engine(args: argparse.Namespace) -> BatchEngine:
     given = [flag for flag, value in ray_flags.items() if value is not None]
     if given:
         raise ValueError(f"{', '.join(given)}: for --engine ray only")
-    return LocalEngine(workers=args.workers)
+    if args.save_replies is not None and args.workers != 1:
+        raise ValueError("--save-replies: keeps the replies of one process, not with --workers")
+    saver = reply_saver(args.save_replies) if args.save_replies is not None else None
+    return LocalEngine(
+        workers=args.workers, save_replies=saver.folder if saver is not None else None
+    )
 
 
 async def _run(args: argparse.Namespace, source: str | Path, progress: object) -> BatchSummary:

@@ -7,6 +7,7 @@ before a request is sent, and before anything is written.
 
 from __future__ import annotations
 
+import argparse
 import errno
 import os
 import sys
@@ -14,13 +15,19 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from router.batch.saved_replies import ReplySaver
 
 __all__ = [
     "FileArgumentError",
+    "add_save_replies_flag",
     "check_input_file",
     "check_output_file",
     "is_remote",
     "prepared_input",
+    "reply_saver",
 ]
 
 
@@ -111,3 +118,30 @@ def prepared_input(path: str, flag: str, *, input_format: str = "jsonl") -> Iter
                     sink.write(line)
         check_input_file(copy, flag, shown="stdin" if path == "-" else path)
         yield copy
+
+
+def add_save_replies_flag(parser: argparse.ArgumentParser) -> None:
+    """``--save-replies DIR``: keep each provider reply for ``extract`` to replay."""
+    parser.add_argument(
+        "--save-replies",
+        type=Path,
+        metavar="DIR",
+        help="keep each provider reply, as sent, in DIR/<request_id>/NN-<host>.body, to "
+        "replay with `grounding-router extract --vendor V FILE` instead of paying again",
+    )
+
+
+def reply_saver(folder: Path) -> ReplySaver:
+    """The saver for ``--save-replies DIR``; DIR is made when its parent exists."""
+    from router.batch.saved_replies import ReplySaver
+
+    if folder.exists() and not folder.is_dir():
+        raise FileArgumentError("write", folder, "--save-replies", "not a directory")
+    if not folder.parent.is_dir():
+        reason = f"the directory {folder.parent} does not exist"
+        raise FileArgumentError("write", folder, "--save-replies", reason)
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise FileArgumentError("write", folder, "--save-replies", _reason(exc)) from exc
+    return ReplySaver(folder)
