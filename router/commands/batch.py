@@ -8,8 +8,9 @@ import json
 import logging
 import signal
 import sys
+import tempfile
 import warnings
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--output",
         required=True,
         metavar="OUT.jsonl",
-        help="result rows (with --engine ray: a .jsonl file, or a directory of shards)",
+        help="result rows (with --engine ray: a .jsonl file, or a directory of shards); - "
+        "writes them to stdout when the run ends, the summary going to stderr",
     )
     parser.add_argument(
         "--concurrency", type=_positive_int, default=16, help="requests in flight (default 16)"
@@ -249,6 +251,32 @@ def _positive_float(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the batch; with ``-o -``, into a file first whose rows then go to stdout, every
+    message and the summary going to stderr."""
+    if args.output != "-":
+        return _run_batch(args)
+    if args.resume or args.retry_failed is not None or args.engine != "local":
+        print(
+            "grounding-router batch: cannot write - (-o): --resume, --retry-failed and "
+            "--engine ray read OUT back, so they need a file",
+            file=sys.stderr,
+        )
+        return ExitCode.BAD_INPUT
+    stdout = sys.stdout
+    with tempfile.TemporaryDirectory(prefix="grounding-router-") as folder:
+        args.output = str(Path(folder) / "out.jsonl")
+        with redirect_stdout(sys.stderr):
+            code = _run_batch(args)
+        rows = Path(args.output)
+        if rows.exists():
+            with rows.open(encoding="utf-8", newline="") as handle:
+                for line in handle:
+                    stdout.write(line)
+            stdout.flush()
+    return code
+
+
+def _run_batch(args: argparse.Namespace) -> int:
     """Run the batch with signal handling; print the summary; return the exit code."""
     from router.batch.ray_engine import RayUnavailableError
     from router.commands.progress import BatchProgress
