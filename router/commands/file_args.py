@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ __all__ = [
     "is_remote",
     "prepared_input",
     "reply_saver",
+    "stdin_or_path",
 ]
 
 
@@ -145,3 +147,16 @@ def reply_saver(folder: Path) -> ReplySaver:
     except OSError as exc:
         raise FileArgumentError("write", folder, "--save-replies", _reason(exc)) from exc
     return ReplySaver(folder)
+
+
+@contextmanager
+def stdin_or_path(path: Path) -> Iterator[Path]:
+    """``path`` itself, or for ``-`` a temporary copy of stdin, removed afterwards."""
+    if str(path) != "-":
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="grounding-router-") as folder:
+        copy = Path(folder) / "stdin.jsonl"
+        with copy.open("wb") as sink:
+            shutil.copyfileobj(sys.stdin.buffer, sink)
+        yield copy
