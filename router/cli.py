@@ -1,5 +1,5 @@
-"""The ``grounding-router`` command: demo, route, extract, compare, batch, report, als, emulator,
-providers.
+"""The ``grounding-router`` command: demo, route, extract, compare, batch, validate, report, als,
+emulator, providers.
 
 Exit codes are listed in :class:`router.commands.exit_codes.ExitCode` and in the README.
 """
@@ -15,7 +15,17 @@ from collections.abc import Callable, Sequence
 
 from adapters.registry import labels
 from router import __version__
-from router.commands import als, batch, compare, demo, extract, providers, report, route
+from router.commands import (
+    als,
+    batch,
+    compare,
+    demo,
+    extract,
+    providers,
+    report,
+    route,
+    validate,
+)
 from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.logging import configure_logging
@@ -52,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     extract.register(subparsers)
     compare.register(subparsers)
     batch.register(subparsers)
+    validate.register(subparsers)
     report.register(subparsers)
     als.register(subparsers)
     emulator_command.register(subparsers)

@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from adapters.sdk.reply_tap import ReplyWriter, reply_writer
 from router.call_limits import (
     DeadlineExceeded,
     bounded_timeout,
@@ -269,11 +270,13 @@ def _zlib_decoder(encoding: str) -> Callable[[bytes, bool], Iterator[bytes]]:
 
 def _bound_reply(response: httpx2.Response) -> None:
     """Replace the reply's stream by one that decodes it, counting what it gives."""
-    response.stream = _stream_classes()[0](response.stream, _decoder(response))
+    writer = reply_writer(str(response.request.url))
+    response.stream = _stream_classes()[0](response.stream, _decoder(response), writer)
 
 
 async def _abound_reply(response: httpx2.Response) -> None:
-    response.stream = _stream_classes()[1](response.stream, _decoder(response))
+    writer = reply_writer(str(response.request.url))
+    response.stream = _stream_classes()[1](response.stream, _decoder(response), writer)
 
 
 Decode = Callable[[bytes, bool], Iterator[bytes]]
@@ -282,16 +285,19 @@ Decode = Callable[[bytes, bool], Iterator[bytes]]
 class _ReplyCounter:
     """Decodes a reply's chunks, counting the decoded bytes against the reply limit."""
 
-    __slots__ = ("_decode", "_total")
+    __slots__ = ("_decode", "_total", "_writer")
 
-    def __init__(self, decode: Decode) -> None:
+    def __init__(self, decode: Decode, writer: ReplyWriter | None) -> None:
         self._decode = decode
         self._total = 0
+        self._writer = writer
 
     def pieces(self, chunk: bytes, final: bool) -> Iterator[bytes]:
         for piece in self._decode(chunk, final):
             self._total += len(piece)
             count_reply_bytes(self._total)
+            if self._writer is not None:
+                self._writer(piece)
             yield piece
 
 
@@ -302,11 +308,11 @@ def _stream_classes() -> tuple[type[Any], type[Any]]:
     import httpx2
 
     class BoundedStream(httpx2.SyncByteStream):
-        def __init__(self, raw: Any, decode: Decode) -> None:
-            self._raw, self._decode = raw, decode
+        def __init__(self, raw: Any, decode: Decode, writer: ReplyWriter | None) -> None:
+            self._raw, self._decode, self._writer = raw, decode, writer
 
         def __iter__(self) -> Iterator[bytes]:
-            counter = _ReplyCounter(self._decode)
+            counter = _ReplyCounter(self._decode, self._writer)
             for chunk in self._raw:
                 yield from counter.pieces(chunk, False)
             yield from counter.pieces(b"", True)
@@ -315,11 +321,11 @@ def _stream_classes() -> tuple[type[Any], type[Any]]:
             self._raw.close()
 
     class AsyncBoundedStream(httpx2.AsyncByteStream):
-        def __init__(self, raw: Any, decode: Decode) -> None:
-            self._raw, self._decode = raw, decode
+        def __init__(self, raw: Any, decode: Decode, writer: ReplyWriter | None) -> None:
+            self._raw, self._decode, self._writer = raw, decode, writer
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            counter = _ReplyCounter(self._decode)
+            counter = _ReplyCounter(self._decode, self._writer)
             async for chunk in self._raw:
                 for piece in counter.pieces(chunk, False):
                     yield piece
@@ -353,7 +359,8 @@ def _counted_response_class() -> type[Any]:
     class CountedResponse(aiohttp.ClientResponse):
         async def start(self, connection: aiohttp.connector.Connection) -> CountedResponse:
             await super().start(connection)
-            self.content = _CountedContent(self.content)  # type: ignore[assignment]
+            writer = reply_writer(str(self.url))
+            self.content = _CountedContent(self.content, writer)  # type: ignore[assignment]
             return self
 
     return CountedResponse
@@ -362,13 +369,16 @@ def _counted_response_class() -> type[Any]:
 class _CountedContent:
     """An aiohttp body reader that counts what is read (decoded) against the reply limit."""
 
-    def __init__(self, content: Any) -> None:
+    def __init__(self, content: Any, writer: ReplyWriter | None) -> None:
         self._content = content
         self._total = 0
+        self._writer = writer
 
     def _counted(self, data: bytes) -> bytes:
         self._total += len(data)
         count_reply_bytes(self._total)
+        if self._writer is not None and data:
+            self._writer(data)
         return data
 
     async def read(self, n: int = -1) -> bytes:

@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "input",
         type=Path,
         metavar="OUT.jsonl",
-        help="a batch output file, or the directory of shards of batch --engine ray",
+        help="a batch output file, or the directory of shards of batch --engine ray (- for stdin)",
     )
     parser.add_argument(
         "--by",
@@ -125,9 +125,11 @@ def _positive_int(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Build the report, print it (table or JSON), draw the chart; return the exit code."""
     from als.report import DEFAULT_GROUP_BY, build_report
+    from router.commands.file_args import stdin_or_path
 
     try:
-        report = build_report(args.input, by=DEFAULT_GROUP_BY if args.by is None else args.by)
+        with stdin_or_path(args.input) as source:
+            report = build_report(source, by=DEFAULT_GROUP_BY if args.by is None else args.by)
     except OSError as exc:
         print(
             f"grounding-router als: cannot read {args.input}: {exc.strerror or exc}",

@@ -8,13 +8,27 @@ import json
 import logging
 import signal
 import sys
+import tempfile
 import warnings
+from contextlib import AbstractContextManager, nullcontext, redirect_stdout
 from pathlib import Path
+from typing import Any
 
+from router.batch.file_totals import FileTotals
 from router.batch.job import BatchEngine
+from router.batch.retry_failed import RetryPlan
 from router.batch.stats import BatchSummary
 from router.commands.exit_codes import ExitCode
+from router.commands.file_args import (
+    FileArgumentError,
+    add_save_replies_flag,
+    check_output_file,
+    is_remote,
+    prepared_input,
+    reply_saver,
+)
 from router.commands.grounding_flags import add_policy_flags, policy_from_args
+from router.commands.validate import add_input_format_flag, add_output_tokens_flag
 
 __all__ = ["register"]
 
@@ -64,13 +78,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("input", metavar="IN.jsonl", help="requests, one per line")
+    parser.add_argument("input", metavar="IN.jsonl", help="requests, one per line (- for stdin)")
     parser.add_argument(
         "-o",
         "--output",
         required=True,
         metavar="OUT.jsonl",
-        help="result rows (with --engine ray: a .jsonl file, or a directory of shards)",
+        help="result rows (with --engine ray: a .jsonl file, or a directory of shards); - "
+        "writes them to stdout when the run ends, the summary going to stderr",
     )
     parser.add_argument(
         "--concurrency", type=_positive_int, default=16, help="requests in flight (default 16)"
@@ -120,6 +135,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mode.add_argument(
         "--overwrite", action="store_true", help="empty an existing OUT once the run starts"
     )
+    mode.add_argument(
+        "--retry-failed",
+        nargs="?",
+        const="all",
+        choices=["all", "transient"],
+        metavar="all|transient",
+        help="run the failed rows of OUT again, each replaced in its place once: all of them "
+        "(the default), or =transient for provider failures that may pass (429, 5xx, "
+        "timeouts); the rest of the input is resumed too",
+    )
     parser.add_argument(
         "--summary-json", type=Path, metavar="FILE", help="also write the summary as JSON"
     )
@@ -136,6 +161,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     progress.add_argument(
         "--no-progress", dest="progress", action="store_false", help="never draw the bar"
     )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check every line and estimate the cost, as validate does; send nothing",
+    )
+    add_input_format_flag(parser)
+    add_output_tokens_flag(parser)
+    add_save_replies_flag(parser)
+    parser.add_argument(
+        "--max-cost",
+        type=_positive_float,
+        metavar="USD",
+        help="stop feeding new requests once the estimated cost of this run's answers passes "
+        "USD (list prices); those in flight finish, as on Ctrl-C, so the spend may pass it by "
+        "what was in flight; --resume continues",
+    )
+    parser.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        default=frozenset(),
+        metavar="WHAT[,WHAT]",
+        help="exit non-zero when rows of this run failed so: invalid (a line that is not a "
+        "request: exit 2), required (REQUIRED grounding not met: 3), provider (a provider "
+        "error: 4), any (any failed row); e.g. --fail-on invalid,required for CI",
+    )
     add_policy_flags(parser)
     parser.set_defaults(run=run)
 
@@ -145,6 +195,40 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+# What --fail-on names, the row outcomes (router.batch.stats.outcome_of) it covers and the exit
+# code it gives, in the order they are tried.
+_FAIL_ON: dict[str, tuple[frozenset[str], ExitCode]] = {
+    "invalid": (frozenset({"bad_input"}), ExitCode.BAD_INPUT),
+    "required": (
+        frozenset({"required_failed", "fanout_failed"}),
+        ExitCode.GROUNDING_REQUIRED_FAILED,
+    ),
+    "provider": (frozenset({"provider_error"}), ExitCode.PROVIDER_ERROR),
+    "any": (frozenset(), ExitCode.FAILURE),  # every outcome but ok
+}
+
+
+def _fail_on(text: str) -> frozenset[str]:
+    names = frozenset(name.strip() for name in text.split(",") if name.strip())
+    unknown = sorted(names - _FAIL_ON.keys())
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give one or more of {', '.join(_FAIL_ON)}, comma-separated"
+        )
+    return names
+
+
+def failure_exit(outcomes: dict[str, int], fail_on: frozenset[str]) -> ExitCode | None:
+    """The exit code ``--fail-on`` asks for given a run's row ``outcomes``, or None."""
+    for name, (covered, code) in _FAIL_ON.items():
+        if name not in fail_on:
+            continue
+        failed = {o for o, n in outcomes.items() if n and o != "ok"}
+        if failed & covered or (name == "any" and failed):
+            return code
+    return None
 
 
 def _actor_range(text: str) -> tuple[int, int]:
@@ -167,6 +251,32 @@ def _positive_float(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the batch; with ``-o -``, into a file first whose rows then go to stdout, every
+    message and the summary going to stderr."""
+    if args.output != "-":
+        return _run_batch(args)
+    if args.resume or args.retry_failed is not None or args.engine != "local":
+        print(
+            "grounding-router batch: cannot write - (-o): --resume, --retry-failed and "
+            "--engine ray read OUT back, so they need a file",
+            file=sys.stderr,
+        )
+        return ExitCode.BAD_INPUT
+    stdout = sys.stdout
+    with tempfile.TemporaryDirectory(prefix="grounding-router-") as folder:
+        args.output = str(Path(folder) / "out.jsonl")
+        with redirect_stdout(sys.stderr):
+            code = _run_batch(args)
+        rows = Path(args.output)
+        if rows.exists():
+            with rows.open(encoding="utf-8", newline="") as handle:
+                for line in handle:
+                    stdout.write(line)
+            stdout.flush()
+    return code
+
+
+def _run_batch(args: argparse.Namespace) -> int:
     """Run the batch with signal handling; print the summary; return the exit code."""
     from router.batch.ray_engine import RayUnavailableError
     from router.commands.progress import BatchProgress
@@ -182,8 +292,23 @@ def run(args: argparse.Namespace) -> int:
             update={"grounding_policy": GroundingPolicy.model_validate(policy)}
         )
     try:
-        with BatchProgress(enabled=args.progress) as progress:
-            summary = asyncio.run(_run(args, progress))
+        with _input_file(args) as source:
+            if args.engine == "local":
+                check_output_file(
+                    Path(args.output),
+                    "-o",
+                    resume=args.resume or args.retry_failed is not None,
+                    overwrite=args.overwrite,
+                )
+            if args.dry_run:
+                return _dry_run(args, source)
+            retry = _take_out_failed(args, source) if args.retry_failed else None
+            with BatchProgress(enabled=args.progress) as progress:
+                try:
+                    summary = asyncio.run(_run(args, source, progress))
+                finally:
+                    if retry is not None:
+                        _put_back(args, retry)
     except (OSError, ValueError) as exc:
         # A missing or unreadable input, an output refused, full or read-only (the rows written
         # before are kept, and the message says so): all the files' fault, none a crash.
@@ -200,9 +325,94 @@ def run(args: argparse.Namespace) -> int:
         )
         return ExitCode.INTERRUPTED
     print_summary(summary)
+    report = summary.to_dict()
+    limit = getattr(args, "cost_limit", None)
+    if limit is not None and limit.reached:
+        report["stopped_by"] = "max_cost"
+        print(
+            f"stopped by --max-cost {args.max_cost:g} USD: the estimated cost of this run's "
+            f"answers reached {limit.spent:.4f} USD; requests in flight finished, the rest "
+            "have no row: run again with --resume (and a higher --max-cost) to finish"
+        )
+    if args.resume and args.engine == "local":
+        totals = _whole_file(Path(args.output))
+        report["file"] = totals.to_dict()
     if args.summary_json:
-        args.summary_json.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
-    return ExitCode.INTERRUPTED if summary.interrupted else ExitCode.OK
+        args.summary_json.write_text(json.dumps(report, indent=2) + "\n")
+    invalid = summary.outcomes.get("bad_input", 0)
+    if invalid:
+        print(
+            f"grounding-router batch: {invalid} of {summary.done} lines run were not valid "
+            "requests; each has an error row saying why (--fail-on invalid makes this exit 2)",
+            file=sys.stderr,
+        )
+    if summary.interrupted:
+        return ExitCode.INTERRUPTED
+    return failure_exit(summary.outcomes, args.fail_on) or ExitCode.OK
+
+
+def _input_file(args: argparse.Namespace) -> AbstractContextManager[str | Path]:
+    """The input to run: checked, and copied first when it is stdin or in OpenAI's format.
+
+    A Ray job's files may be object-store URIs, and its output a directory of shards: Ray
+    checks those itself.
+    """
+    if is_remote(args.input) and args.input_format == "jsonl":
+        return nullcontext(args.input)
+    return prepared_input(args.input, "IN.jsonl", input_format=args.input_format)
+
+
+def _whole_file(output: Path) -> FileTotals:
+    """Print the totals of every run that wrote OUT (this one resumed it); return them."""
+    from router.batch.file_totals import file_totals
+
+    totals = file_totals(output)
+    outcomes = ", ".join(f"{name} {count}" for name, count in sorted(totals.outcomes.items()))
+    cost = ", ".join(f"{total:.4f} {currency}" for currency, total in sorted(totals.cost.items()))
+    print(f"whole file after resume: {totals.rows} rows ({outcomes or 'none'})")
+    if cost:
+        print(f"  estimated cost of its answers: {cost}")
+    return totals
+
+
+def _take_out_failed(args: argparse.Namespace, source: str | Path) -> RetryPlan:
+    """Take OUT's failed rows out so that a resumed run routes them again (see
+    :mod:`router.batch.retry_failed`)."""
+    from router.batch.input import BatchInput
+    from router.batch.retry_failed import take_out_failed
+    from router.batch.seen_ids import SeenIds
+
+    if args.engine != "local":
+        raise ValueError("--retry-failed: for --engine local only")
+    output = Path(args.output)
+    if not output.is_file():
+        raise FileArgumentError("read", output, "-o", "no such file: nothing to retry")
+    with SeenIds() as input_ids:
+        input_ids.update(item.request_id for item in BatchInput(Path(source)))
+        plan = take_out_failed(output, input_ids, args.retry_failed)
+    args.resume = True
+    return plan
+
+
+def _put_back(args: argparse.Namespace, plan: RetryPlan) -> None:
+    from router.batch.retry_failed import put_back_in_place
+
+    replaced = put_back_in_place(Path(args.output), plan)
+    print(
+        f"grounding-router batch: --retry-failed ran {replaced} of {plan.taken} failed rows "
+        "again, each in its place",
+        file=sys.stderr,
+    )
+
+
+def _dry_run(args: argparse.Namespace, source: str | Path) -> int:
+    """Print what the run would do and cost, sending nothing; 2 when a line is invalid."""
+    from router.commands.validate import make_plan, print_plan
+
+    plan = make_plan(Path(source), args)
+    print_plan(plan, args.input)
+    print("dry run: nothing was sent and OUT was not touched")
+    return ExitCode.BAD_INPUT if plan.invalid else ExitCode.OK
 
 
 def _quiet_ray() -> None:
@@ -228,6 +438,8 @@ def _engine(args: argparse.Namespace) -> BatchEngine:
     from router.batch import LocalEngine, RayEngine
 
     if args.engine == "ray":
+        if args.save_replies is not None:
+            raise ValueError("--save-replies: for --engine local only")
         if args.workers != 1:
             raise ValueError(
                 "--workers is the local engine's: with --engine ray, --actors MIN:MAX sizes "
@@ -242,10 +454,15 @@ def _engine(args: argparse.Namespace) -> BatchEngine:
     given = [flag for flag, value in ray_flags.items() if value is not None]
     if given:
         raise ValueError(f"{', '.join(given)}: for --engine ray only")
-    return LocalEngine(workers=args.workers)
+    if args.save_replies is not None and args.workers != 1:
+        raise ValueError("--save-replies: keeps the replies of one process, not with --workers")
+    saver = reply_saver(args.save_replies) if args.save_replies is not None else None
+    return LocalEngine(
+        workers=args.workers, save_replies=saver.folder if saver is not None else None
+    )
 
 
-async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
+async def _run(args: argparse.Namespace, source: str | Path, progress: object) -> BatchSummary:
     from router.batch import arun_batch
 
     stop = asyncio.Event()
@@ -259,9 +476,14 @@ async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, on_signal)
+    on_progress: Any = progress
+    if args.max_cost is not None:
+        from router.batch.budget import CostLimit
+
+        on_progress = args.cost_limit = CostLimit(args.max_cost, stop, loop, then=on_progress)
     try:
         return await arun_batch(
-            args.input,
+            source,
             args.output,
             settings=args.settings,
             concurrency=args.concurrency,
@@ -270,7 +492,7 @@ async def _run(args: argparse.Namespace, progress: object) -> BatchSummary:
             overwrite=args.overwrite,
             stop=stop,
             grace_s=args.grace_s,
-            on_progress=progress,  # type: ignore[arg-type]
+            on_progress=on_progress,
             engine=_engine(args),
         )
     finally:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from router.commands.exit_codes import ExitCode
 
@@ -32,13 +34,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", type=Path, metavar="FILE", help="the output file to show")
+    parser.add_argument(
+        "file", type=Path, metavar="FILE", help="the output file to show (- for stdin)"
+    )
     parser.add_argument(
         "-o",
         "--output",
         type=Path,
         metavar="HTML",
-        help="where to write the page (default: FILE with the suffix .html)",
+        help="where to write the page (default: FILE with the suffix .html; - for stdout)",
     )
     parser.add_argument("--title", help="the page title (default: names FILE)")
     parser.set_defaults(run=run)
@@ -46,14 +50,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Write the report; 2 when FILE cannot be read or holds no rows."""
-    from router.render.html import write_report_file
 
+    from router.commands.file_args import stdin_or_path
+
+    if str(args.file) == "-" and args.output is None:
+        print(
+            "grounding-router report: reading stdin, give the page's path with -o (- for stdout)",
+            file=sys.stderr,
+        )
+        return ExitCode.BAD_INPUT
     target: Path = args.output or args.file.with_suffix(".html")
-    if target.resolve() == args.file.resolve():
+    if str(target) != "-" and target.resolve() == args.file.resolve():
         print("grounding-router report: the output would overwrite FILE", file=sys.stderr)
         return ExitCode.BAD_INPUT
     try:
-        counts, rows = write_report_file(args.file, target, title=args.title)
+        with stdin_or_path(args.file) as source:
+            counts, rows = _write(source, target, args.title)
     except OSError as exc:
         print(f"grounding-router report: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -64,8 +76,22 @@ def run(args: argparse.Namespace) -> int:
             f"{counts.unknown_records} record(s) of no known shape",
             file=sys.stderr,
         )
-    print(f"wrote {target}: {rows} row(s)")
+    print(f"wrote {target}: {rows} row(s)", file=sys.stderr if str(target) == "-" else sys.stdout)
     if rows == 0:
         print(f"grounding-router report: {args.file} holds no answers or failures", file=sys.stderr)
         return ExitCode.BAD_INPUT
     return ExitCode.OK
+
+
+def _write(source: Path, target: Path, title: str | None) -> tuple[Any, int]:
+    """Write the page to ``target``, or, for ``-``, to stdout."""
+    from router.render.html import write_report_file
+
+    if str(target) != "-":
+        return write_report_file(source, target, title=title)
+    with tempfile.TemporaryDirectory(prefix="grounding-router-") as folder:
+        page = Path(folder) / "report.html"
+        result = write_report_file(source, page, title=title)
+        sys.stdout.write(page.read_text(encoding="utf-8"))
+        sys.stdout.flush()
+        return result

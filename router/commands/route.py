@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 from adapters.registry import vendors
 from router.commands.exit_codes import ExitCode
+from router.commands.file_args import add_save_replies_flag, reply_saver
 from router.commands.grounding_flags import add_policy_flags, add_verify_flag, policy_from_args
 
 __all__ = ["default_model", "exit_code_for", "register"]
@@ -89,6 +91,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--stream", action="store_true", help="print the answer as it arrives (see above)"
     )
+    add_save_replies_flag(parser)
     add_verify_flag(parser)
     add_policy_flags(parser)
     from router.commands.render import add_view_options
@@ -99,6 +102,30 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Build the request, route it, print the outcome; return the exit code."""
+    if args.json_output_old:
+        print("grounding-router route: --json-output is now --json", file=sys.stderr)
+        args.json_output = True
+    try:
+        request = build_request(args)
+    except (OSError, ValueError) as exc:
+        print(f"grounding-router route: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    if args.save_replies is not None:
+        try:
+            saver = reply_saver(args.save_replies)
+        except OSError as exc:
+            print(f"grounding-router route: {exc}", file=sys.stderr)
+            return ExitCode.BAD_INPUT
+        request.setdefault("request_id", f"route-{uuid.uuid4().hex[:12]}")
+        with saver.saving(str(request["request_id"])):
+            code = _send(args, request)
+        print(f"grounding-router route: replies kept in {args.save_replies}", file=sys.stderr)
+        return code
+    return _send(args, request)
+
+
+def _send(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    """Route (or stream) the request, print the outcome; return the exit code."""
     from router.commands.render import (
         error_rows,
         link_choice,
@@ -110,14 +137,6 @@ def run(args: argparse.Namespace) -> int:
     from router.errors import RouterError
     from router.router import UnifiedLLMAdapter
 
-    if args.json_output_old:
-        print("grounding-router route: --json-output is now --json", file=sys.stderr)
-        args.json_output = True
-    try:
-        request = build_request(args)
-    except (OSError, ValueError) as exc:
-        print(f"grounding-router route: {exc}", file=sys.stderr)
-        return ExitCode.BAD_INPUT
     if args.stream:
         from router.commands.stream_output import run_stream
 

@@ -49,12 +49,15 @@ class LocalEngine:
     without one, ``tracer_provider`` traces the run and the router built for it.
     ``worker_setup``, a picklable function, runs at the start of each worker (configure the
     OpenTelemetry SDK there, so that the workers' spans continue the run's trace).
+    ``save_replies`` keeps each provider reply under that folder, per request id
+    (:mod:`router.batch.saved_replies`); routing in this process only.
     """
 
     workers: int = 1
     router: UnifiedLLMAdapter | None = None
     tracer_provider: Any | None = None
     worker_setup: Callable[[], None] | None = None
+    save_replies: Path | None = None
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -63,6 +66,8 @@ class LocalEngine:
             raise ValueError(
                 "workers > 1 builds a router in each process: pass settings, not router"
             )
+        if self.workers > 1 and self.save_replies is not None:
+            raise ValueError("save_replies keeps the replies of one process: use workers=1")
 
     async def run(self, job: BatchJob) -> BatchSummary:
         """Run ``job`` here (see :func:`run_locally`)."""
@@ -119,6 +124,7 @@ class _LocalRun:
 
 async def _in_process(run: _LocalRun) -> bool:
     from router.batch.local_engine.in_process import InProcessRun
+    from router.batch.saved_replies import ReplySaver
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
     engine, job = run.engine, run.job
@@ -132,6 +138,7 @@ async def _in_process(run: _LocalRun) -> bool:
         limiters=RateLimits(job.max_rps),
         stop=job.stop,
         on_progress=job.on_progress,
+        saver=ReplySaver(engine.save_replies) if engine.save_replies is not None else None,
     )
     try:
         return await routing.execute(run.requests, run.done_ids, job.concurrency, job.grace_s)

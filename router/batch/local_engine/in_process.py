@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Container
+from contextlib import nullcontext
 from typing import Any
 
 from router.batch.fanout_lines import request_row, request_vendors
@@ -16,6 +17,7 @@ from router.batch.input import BatchInput, BatchItem
 from router.batch.job import ProgressCallback
 from router.batch.limits import RateLimits
 from router.batch.output import ResultWriter, error_row
+from router.batch.saved_replies import ReplySaver
 from router.batch.stats import BatchStats
 from router.errors import RouterError
 from router.logging import get_logger
@@ -38,6 +40,7 @@ class InProcessRun:
         limiters: RateLimits,
         stop: asyncio.Event,
         on_progress: ProgressCallback | None,
+        saver: ReplySaver | None = None,
     ) -> None:
         self.router = router
         self.writer = writer
@@ -45,6 +48,7 @@ class InProcessRun:
         self.limiters = limiters
         self.stop = stop
         self.on_progress = on_progress
+        self.saver = saver
         self.input_exhausted = False
         self.abandoned = 0
 
@@ -77,6 +81,10 @@ class InProcessRun:
         )
         producer.cancel()
         await asyncio.gather(producer, return_exceptions=True)
+        # The gather over all tasks now holds the producer's cancellation; collect it (without
+        # cancelling the consumers it also covers), or asyncio prints "_GatheringFuture
+        # exception was never retrieved" at exit.
+        work.add_done_callback(_retrieve)
         # What is queued but not started gets no row (a resume runs it); the consumers finish
         # what they hold and then find their end markers, there being room for them now.
         while not queue.empty():
@@ -123,8 +131,10 @@ class InProcessRun:
                 continue
             request = item.request
             assert request is not None  # the producer only queues parsed requests
+            saving = self.saver.saving(item.request_id) if self.saver else nullcontext()
             async with self.limiters.for_vendors(request_vendors(request)):
-                text, facts = await request_row(self.router, item.line, request)
+                with saving:
+                    text, facts = await request_row(self.router, item.line, request)
             self.writer.write_line(text)
             self.stats.record(facts)
             self._progress()
@@ -138,3 +148,9 @@ class InProcessRun:
     def _progress(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.stats)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark ``future``'s outcome as seen: it was handled through the tasks it gathered."""
+    if not future.cancelled():
+        future.exception()
