@@ -35,14 +35,23 @@ __all__ = ["ChatStreamReader", "is_chat_chunk"]
 
 
 def is_chat_chunk(value: Mapping[str, Any]) -> bool:
-    """Whether ``value`` is a ``chat.completion.chunk`` (a choice with a ``delta``)."""
-    if value.get("object") == "chat.completion.chunk":
-        return True
+    """Whether ``value`` is a stream chunk of a chat completion, not a complete reply.
+
+    The ``object`` field says what a body is: ``chat.completion`` for a complete reply, and
+    ``chat.completion.chunk`` (Perplexity ends with ``chat.completion.done``) for a stream
+    chunk. Only a body without it is told by its first choice: a ``delta`` and no ``message``.
+    A complete reply may carry a ``delta`` beside its ``message`` (Perplexity's always do), and
+    a Perplexity chunk carries the ``message`` so far beside its ``delta``: neither key alone
+    says which the body is.
+    """
+    kind = value.get("object")
+    if isinstance(kind, str) and kind.startswith("chat.completion"):
+        return kind != "chat.completion"
     choices = value.get("choices")
     return (
         isinstance(choices, list)
         and bool(choices)
-        and isinstance(choices[0], dict)
+        and isinstance(choices[0], Mapping)
         and "delta" in choices[0]
         and "message" not in choices[0]
     )

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from adapters.openai_compatible.stream import is_chat_chunk
 from adapters.perplexity.citations import read_perplexity_reply
 from adapters.perplexity.reasoning import ThinkFilter
 from adapters.perplexity.reply import map_perplexity_reply
@@ -49,14 +50,8 @@ class PerplexityStreamReader(StreamReaderBase):
 
     @staticmethod
     def is_stream_event(value: Mapping[str, Any]) -> bool:
-        """A chunk carries ``delta`` choices (a final body carries ``message`` choices)."""
-        choices = value.get("choices")
-        return (
-            isinstance(choices, list)
-            and bool(choices)
-            and isinstance(choices[0], Mapping)
-            and "delta" in choices[0]
-        )
+        """A ``chat.completion.chunk`` (see :func:`is_chat_chunk`), not a complete reply."""
+        return is_chat_chunk(value)
 
     def final_body(self) -> dict[str, Any]:
         choice: dict[str, Any] = {
