@@ -19,6 +19,10 @@ The base class gives the rest of the :class:`adapters.base.StreamReader` protoco
   ``CitationDelta`` (so the latest delta per source is exactly the final citation, rank
   included), and search calls the final body shows but no ``SearchStarted`` announced are
   announced;
+- a chunk after the provider's last event is not read as part of the answer: a trailer the
+  provider does send there (a usage chunk) is read through ``_trailer(chunk)`` and the final
+  body mapped again; anything else (text after Anthropic's ``message_stop``, for instance) is
+  ignored and counted, so the streamed text stays the final answer, and the result says so;
 - ``finish(strict)`` returns that mapped result (mapping the body so far when the stream never
   completed), with the reader's warnings added: chunks skipped, a stream cut short, streamed
   text that the final reply contradicts.
@@ -68,6 +72,8 @@ class StreamReaderBase:
         self._error: ResponseParseError | None = None
         self._failure: RouterError | None = None
         self._warnings: list[str] = []
+        self.ignored_after_end = 0
+        """Events that came after the stream's last event and were not read."""
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -79,8 +85,9 @@ class StreamReaderBase:
     def feed(self, chunk: Mapping[str, Any]) -> Sequence[StreamEvent]:
         """The router events of one chunk; never raises."""
         self.chunks += 1
-        was_complete = self._complete
-        if not isinstance(chunk, Mapping):
+        if self._complete:
+            self._after_end(chunk)
+        elif not isinstance(chunk, Mapping):
             self.skipped += 1
         else:
             try:
@@ -88,8 +95,6 @@ class StreamReaderBase:
             except Exception as exc:  # a chunk this reader cannot make sense of is skipped
                 self.skipped += 1
                 _log.debug("stream_chunk_skipped", provider=self.label, error=type(exc).__name__)
-        if was_complete:  # a chunk after the last event (a usage trailer): map again
-            self._reconcile()
         return self.events.take()
 
     def final_body(self) -> dict[str, Any]:
@@ -111,6 +116,11 @@ class StreamReaderBase:
             warnings.append(
                 f"{self.label} stream: {self.skipped} of {self.chunks} chunks could not be read "
                 "and were skipped"
+            )
+        if self.ignored_after_end:
+            warnings.append(
+                f"{self.label} stream: {self.ignored_after_end} events came after the stream's "
+                "last event and were ignored; the answer is what the stream said before it ended"
             )
         if not self._complete:
             warnings.append(
@@ -135,6 +145,31 @@ class StreamReaderBase:
 
     def _read(self, chunk: Mapping[str, Any]) -> None:
         raise NotImplementedError
+
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """Read ``chunk``, which came after the stream's last event, if it may come there.
+
+        True when it was read (a usage trailer: the final body is mapped again), None when it
+        says nothing and needs no warning (a keep-alive), False when it is ignored: a provider's
+        stream says nothing after its end, so text or sources there would make the streamed
+        answer differ from the final one. By default every chunk is ignored.
+        """
+        del chunk
+        return False
+
+    def _after_end(self, chunk: object) -> None:
+        """A chunk after the stream's last event: a trailer is read, anything else ignored."""
+        try:
+            taken = isinstance(chunk, Mapping) and self._failure is None and self._trailer(chunk)
+        except Exception as exc:  # a trailer this reader cannot make sense of is ignored
+            _log.debug("stream_trailer_unread", provider=self.label, error=type(exc).__name__)
+            taken = False
+        if taken:
+            self._reconcile()
+        elif taken is False:
+            self.ignored_after_end += 1
+            if self.ignored_after_end == 1:
+                _log.warning("stream_events_after_end", provider=self.label, chunks=self.chunks)
 
     def _announce(self, queries: Sequence[str]) -> None:
         """Emit ``SearchStarted`` for one search call."""

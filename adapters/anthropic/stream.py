@@ -14,7 +14,8 @@ block ``content_block_start`` (the block as it begins), ``content_block_delta``s
 - When a text block that carries citations stops, the citations of the message so far go out
   as ``CitationDelta`` (its text is delivered by then, so its span is too).
 - ``message_stop`` completes the stream; the base class maps the final message and reconciles
-  the events with it (the uncited search results arrive then).
+  the events with it (the uncited search results arrive then). Events after it are ignored
+  (and said in the result's warnings): the answer is what came before it.
 
 The final body is the message the events build: blocks as started, text and citations appended,
 the tool input parsed from its JSON pieces, stop reason and usage from ``message_delta``.
@@ -71,6 +72,10 @@ class AnthropicStreamReader(StreamReaderBase):
                 block["input"] = _parsed_input(self._input_json[index], block.get("input"))
             content.append(block)
         return {**self._message, "content": content}
+
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """Nothing follows ``message_stop`` but keep-alive pings; anything else is ignored."""
+        return None if chunk.get("type") == "ping" else False
 
     def _read(self, chunk: Mapping[str, Any]) -> None:
         kind = chunk.get("type")

@@ -31,7 +31,7 @@ from router.citations import make_citation
 from router.citations.build import citation_key
 from router.types import LLMRequest, Span
 
-__all__ = ["ChatStreamReader", "is_chat_chunk"]
+__all__ = ["ChatStreamReader", "chunk_says_something", "is_chat_chunk"]
 
 
 def is_chat_chunk(value: Mapping[str, Any]) -> bool:
@@ -55,6 +55,18 @@ def is_chat_chunk(value: Mapping[str, Any]) -> bool:
         and "delta" in choices[0]
         and "message" not in choices[0]
     )
+
+
+def chunk_says_something(chunk: Mapping[str, Any]) -> bool:
+    """Whether a chunk's choices carry answer text, a refusal or annotations."""
+    choices = chunk.get("choices")
+    for choice in choices if isinstance(choices, list) else ():
+        delta = choice.get("delta") if isinstance(choice, Mapping) else None
+        if isinstance(delta, Mapping) and any(
+            delta.get(key) for key in ("content", "refusal", "annotations")
+        ):
+            return True
+    return False
 
 
 class ChatStreamReader(StreamReaderBase):
@@ -109,6 +121,16 @@ class ChatStreamReader(StreamReaderBase):
             if choice.get("index", 0) != 0:
                 continue  # n > 1 is not something the router asks; the first choice answers
             self._choice(choice)
+
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """After the finish reason only the usage may come (a chunk without choices)."""
+        if chunk_says_something(chunk):
+            return False
+        usage = chunk.get("usage")
+        if usage is None:
+            return None
+        self._envelope["usage"] = usage
+        return True
 
     def _choice(self, choice: Mapping[str, Any]) -> None:
         delta = choice.get("delta")

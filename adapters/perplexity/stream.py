@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.openai_compatible.stream import is_chat_chunk
+from adapters.openai_compatible.stream import chunk_says_something, is_chat_chunk
 from adapters.perplexity.citations import read_perplexity_reply
 from adapters.perplexity.reasoning import ThinkFilter
 from adapters.perplexity.reply import map_perplexity_reply
@@ -60,6 +60,16 @@ class PerplexityStreamReader(StreamReaderBase):
             "finish_reason": self._finish_reason,
         }
         return {**self._envelope, "object": "chat.completion", "choices": [choice]}
+
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """After the finish reason only the usage may come; text or new sources are ignored."""
+        if chunk_says_something(chunk):
+            return False
+        usage = chunk.get("usage")
+        if usage is None:
+            return None
+        self._envelope["usage"] = usage
+        return True
 
     def _read(self, chunk: Mapping[str, Any]) -> None:
         error = chunk.get("error")

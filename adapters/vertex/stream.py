@@ -43,6 +43,7 @@ from router.types import LLMRequest
 
 __all__ = ["GeminiStreamReader", "VertexStreamReader"]
 
+_TRAILER_KEYS = ("usageMetadata", "modelVersion", "responseId")
 _UNION_KEYS = frozenset({"webSearchQueries", "retrievalQueries", "imageSearchQueries"})
 _EXTENDED_KEYS = frozenset({"groundingChunks", "groundingSupports"})
 _SEARCH_SIGNALS = ("webSearchQueries", "groundingChunks", "retrievalQueries", "searchEntryPoint")
@@ -91,6 +92,20 @@ class VertexStreamReader(StreamReaderBase):
     def final_body(self) -> dict[str, Any]:
         candidates = [self._candidates[index].body() for index in sorted(self._candidates)]
         return {**self._envelope, "candidates": candidates}
+
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """After every candidate finished only the usage may come; content is ignored."""
+        body = as_rest_body(chunk)
+        for candidate in items(body.get("candidates")):
+            if items(mapping(mapping(candidate).get("content")).get("parts")):
+                return False
+            if mapping(mapping(candidate).get("groundingMetadata")):
+                return False
+        kept = {key: body[key] for key in _TRAILER_KEYS if body.get(key) is not None}
+        if not kept:
+            return None
+        self._envelope.update(kept)
+        return True
 
     def _read(self, chunk: Mapping[str, Any]) -> None:
         body = as_rest_body(chunk)
