@@ -11,8 +11,9 @@ block ``content_block_start`` (the block as it begins), ``content_block_delta``s
   the answer, as for a final body.
 - A ``web_search`` ``server_tool_use`` block is one ``SearchStarted`` with its query once its
   input is complete (at its ``content_block_stop``).
-- When a text block that carries citations stops, the citations of the message so far go out
-  as ``CitationDelta`` (its text is delivered by then, so its span is too).
+- When a text block that carries citations stops, its citations go out as ``CitationDelta``
+  (its text is delivered by then, so its span is too), read from that block and the search
+  blocks only, so every block is read once, whatever the length of the message.
 - ``message_stop`` completes the stream; the base class maps the final message and reconciles
   the events with it (the uncited search results arrive then). Events after it are ignored
   (and said in the result's warnings): the answer is what came before it.
@@ -30,7 +31,8 @@ from typing import Any
 from adapters.anthropic.citations import WEB_SEARCH_TOOL_NAME, extract_anthropic_citations
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.stream_reader import StreamReaderBase
-from router.types import LLMRequest
+from router.citations.build import citation_key
+from router.types import LLMRequest, Span
 
 __all__ = ["AnthropicStreamReader"]
 
@@ -58,6 +60,9 @@ class AnthropicStreamReader(StreamReaderBase):
         self._message: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._input_json: dict[int, str] = {}
+        self._text_starts: dict[int, int] = {}  # a text block's first character in the answer
+        self._context: list[int] = []  # the blocks that are not text (searches, results)
+        self._cited_spans: dict[str, list[Span]] = {}
 
     @staticmethod
     def is_stream_event(value: Mapping[str, Any]) -> bool:
@@ -88,7 +93,12 @@ class AnthropicStreamReader(StreamReaderBase):
             block = chunk.get("content_block")
             if not isinstance(block, Mapping):
                 raise TypeError("content_block_start without a block")
-            self._blocks[_index(chunk)] = dict(block)
+            index = _index(chunk)
+            self._blocks[index] = dict(block)
+            if block.get("type") == "text":
+                self._text_starts[index] = self.events.delivered
+            else:
+                self._context.append(index)
         elif kind == "content_block_delta":
             self._delta(_index(chunk), chunk.get("delta"))
         elif kind == "content_block_stop":
@@ -142,9 +152,24 @@ class AnthropicStreamReader(StreamReaderBase):
             query = tool_input.get("query") if isinstance(tool_input, Mapping) else None
             self._announce([query.strip()] if isinstance(query, str) and query.strip() else [])
         elif kind == "text" and block.get("citations"):
-            for citation in extract_anthropic_citations(self.final_body()):
-                if citation["cited"]:
-                    self.events.citation(citation)
+            self._cite_block(index, block)
+
+    def _cite_block(self, index: int, block: Mapping[str, Any]) -> None:
+        """The citations of one text block that stopped, read from it and the search blocks
+        alone (so each block is read once): its spans moved to where the block starts in the
+        answer, added to those earlier blocks gave the same source."""
+        context = [self._blocks[position] for position in self._context]
+        start = self._text_starts.get(index, 0)
+        body = {**self._message, "content": [*context, block]}
+        for citation in extract_anthropic_citations(body):
+            if not citation["cited"]:
+                continue
+            spans = self._cited_spans.setdefault(citation_key(citation), [])
+            spans.extend(
+                {"start": span["start"] + start, "end": span["end"] + start, "text": span["text"]}
+                for span in citation["spans"]
+            )
+            self.events.citation({**citation, "spans": list(spans)})
 
 
 def _index(chunk: Mapping[str, Any]) -> int:

@@ -31,7 +31,7 @@ from router.citations import make_citation
 from router.citations.build import citation_key
 from router.types import LLMRequest, Span
 
-__all__ = ["ChatStreamReader", "chunk_says_something", "is_chat_chunk"]
+__all__ = ["ChatStreamReader", "add_span", "chunk_says_something", "is_chat_chunk"]
 
 
 def is_chat_chunk(value: Mapping[str, Any]) -> bool:
@@ -55,6 +55,19 @@ def is_chat_chunk(value: Mapping[str, Any]) -> bool:
         and "delta" in choices[0]
         and "message" not in choices[0]
     )
+
+
+def add_span(spans: list[Span], kept: set[tuple[int, int]], span: Span) -> None:
+    """Add ``span`` to a source's ``spans`` (kept in order) unless it holds one of its offsets
+    already; ``kept`` holds their offsets, so a source cited many times costs no rescan."""
+    where = (span["start"], span["end"])
+    if where in kept:
+        return
+    kept.add(where)
+    ordered = not spans or (spans[-1]["start"], spans[-1]["end"]) < where
+    spans.append(span)
+    if not ordered:
+        spans.sort(key=lambda known: (known["start"], known["end"]))
 
 
 def chunk_says_something(chunk: Mapping[str, Any]) -> bool:
@@ -88,6 +101,7 @@ class ChatStreamReader(StreamReaderBase):
         self._role = "assistant"
         self._finish_reason: object = None
         self._spans: dict[str, list[Span]] = {}
+        self._span_keys: dict[str, set[tuple[int, int]]] = {}
         self._ranks: dict[str, int] = {}
         self._waiting: list[Any] = []  # annotations whose text is not delivered yet
 
@@ -180,11 +194,8 @@ class ChatStreamReader(StreamReaderBase):
         if span is None and type(end) is int and end > self._part.raw_length:
             self._waiting.append(annotation)  # its text has not arrived yet
         spans = self._spans.setdefault(url, [])
-        if span is not None and all(
-            (kept["start"], kept["end"]) != (span["start"], span["end"]) for kept in spans
-        ):
-            spans.append(span)
-            spans.sort(key=lambda kept: (kept["start"], kept["end"]))
+        if span is not None:
+            add_span(spans, self._span_keys.setdefault(url, set()), span)
         title, snippet = fields.get("title"), fields.get("content")
         citation = make_citation(
             provider=self._service.vendor,

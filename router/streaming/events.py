@@ -24,6 +24,7 @@ that change nothing, and hands the events of one provider chunk back as a list.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Final
 
 from router.citations.build import citation_key
@@ -69,6 +70,7 @@ class Completed:
 
 StreamEvent = TextDelta | SearchStarted | CitationDelta | Completed
 
+_END = itemgetter("end")
 _NO_EVENTS: Final[tuple[StreamEvent, ...]] = ()
 
 
@@ -112,7 +114,7 @@ class EventBuffer:
     def citation(self, citation: Citation) -> None:
         """Emit ``citation`` (its state as known now) unless it repeats the last one emitted."""
         spans = citation["spans"]
-        if spans and any(span["end"] > self.delivered for span in spans):
+        if spans and max(map(_END, spans)) > self.delivered:
             kept: list[Span] = [span for span in spans if span["end"] <= self.delivered]
             self.spans_held_back += len(spans) - len(kept)
             citation = {**citation, "spans": kept}
