@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.base import AdapterResult, ReplyMapper
+from router.call_limits import current_limits
 from router.errors import ProviderTransientError, ResponseParseError, RouterError
 from router.logging import get_logger
 from router.stream_events import EventBuffer, StreamEvent
@@ -217,12 +218,19 @@ class StreamReaderBase:
             self.events.citation(citation)
 
     def _map(self) -> None:
+        # The call's citation cap counts what this mapping of the whole reply cuts, not what
+        # the chunk-by-chunk extractions before it cut of the reply so far.
+        limits = current_limits()
         try:
             body = self.final_body()
             try:
+                if limits is not None:
+                    limits.citations_cut = 0
                 self._result = self._mapper(body, self.request, strict=True)
             except ResponseParseError as error:
                 self._error = error
+                if limits is not None:
+                    limits.citations_cut = 0
                 self._result = self._mapper(body, self.request, strict=False)
         except Exception as exc:  # a mapper bug must not break a stream or an extraction
             reason = f"{self.label} stream: the reply could not be mapped ({type(exc).__name__})"
