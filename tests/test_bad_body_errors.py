@@ -78,7 +78,7 @@ def server() -> Iterator[_Server]:
 
 def _router(server: _Server) -> Router:
     sleeps = RecordedSleeps()
-    settings = emulator_settings(server, max_attempts=1)  # type: ignore[arg-type]
+    settings = emulator_settings(server, max_attempts=1)
     return Router(settings, sleep=sleeps, async_sleep=sleeps.asleep)
 
 
