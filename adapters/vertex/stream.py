@@ -52,17 +52,30 @@ _SEARCH_SIGNALS = ("webSearchQueries", "groundingChunks", "retrievalQueries", "s
 class _Candidate:
     """One candidate as its chunks have built it so far."""
 
-    __slots__ = ("fields", "grounding", "parts")
+    __slots__ = ("fields", "grounding", "parts", "pieces")
 
     def __init__(self) -> None:
         self.parts: list[dict[str, Any]] = []
+        # A text part's pieces, by part position: joined when a body is made, not at every
+        # chunk (a growing string copied per chunk would cost the square of the answer).
+        self.pieces: dict[int, list[str]] = {}
         self.grounding: dict[str, Any] | None = None
         self.fields: dict[str, Any] = {}
+
+    def text_of(self, position: int) -> str:
+        """The text of the part at ``position``, its pieces joined (and kept joined)."""
+        pieces = self.pieces[position]
+        if len(pieces) > 1:
+            pieces[:] = ["".join(pieces)]
+        return pieces[0]
 
     def body(self) -> dict[str, Any]:
         candidate: dict[str, Any] = {**self.fields}
         content = mapping(candidate.get("content"))
-        candidate["content"] = {**content, "parts": [dict(part) for part in self.parts]}
+        parts = [dict(part) for part in self.parts]
+        for position in self.pieces:
+            parts[position]["text"] = self.text_of(position)
+        candidate["content"] = {**content, "parts": parts}
         if self.grounding is not None:
             candidate["groundingMetadata"] = dict(self.grounding)
         return candidate
@@ -192,9 +205,10 @@ class VertexStreamReader(StreamReaderBase):
                 and ((last.get("thought") is True) == thought)
             ):
                 last.update({k: v for k, v in part.items() if k != "text"})
-                last["text"] += piece
+                state.pieces[len(state.parts) - 1].append(piece)
             else:
                 state.parts.append(dict(part))
+                state.pieces[len(state.parts) - 1] = [piece]
             if answer and not thought:
                 self.events.text(piece)
             return
