@@ -19,6 +19,10 @@ The base class gives the rest of the :class:`adapters.base.StreamReader` protoco
   ``CitationDelta`` (so the latest delta per source is exactly the final citation, rank
   included), and search calls the final body shows but no ``SearchStarted`` announced are
   announced;
+- a chunk after the provider's last event is not read as part of the answer: a trailer the
+  provider does send there (a usage chunk) is read through ``_trailer(chunk)`` and the final
+  body mapped again; anything else (text after Anthropic's ``message_stop``, for instance) is
+  ignored and counted, so the streamed text stays the final answer, and the result says so;
 - ``finish(strict)`` returns that mapped result (mapping the body so far when the stream never
   completed), with the reader's warnings added: chunks skipped, a stream cut short, streamed
   text that the final reply contradicts.
@@ -37,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.base import AdapterResult, ReplyMapper
+from router.call_limits import current_limits
 from router.errors import ProviderTransientError, ResponseParseError, RouterError
 from router.logging import get_logger
 from router.stream_events import EventBuffer, StreamEvent
@@ -68,6 +73,8 @@ class StreamReaderBase:
         self._error: ResponseParseError | None = None
         self._failure: RouterError | None = None
         self._warnings: list[str] = []
+        self.ignored_after_end = 0
+        """Events that came after the stream's last event and were not read."""
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -79,8 +86,9 @@ class StreamReaderBase:
     def feed(self, chunk: Mapping[str, Any]) -> Sequence[StreamEvent]:
         """The router events of one chunk; never raises."""
         self.chunks += 1
-        was_complete = self._complete
-        if not isinstance(chunk, Mapping):
+        if self._complete:
+            self._after_end(chunk)
+        elif not isinstance(chunk, Mapping):
             self.skipped += 1
         else:
             try:
@@ -88,8 +96,6 @@ class StreamReaderBase:
             except Exception as exc:  # a chunk this reader cannot make sense of is skipped
                 self.skipped += 1
                 _log.debug("stream_chunk_skipped", provider=self.label, error=type(exc).__name__)
-        if was_complete:  # a chunk after the last event (a usage trailer): map again
-            self._reconcile()
         return self.events.take()
 
     def final_body(self) -> dict[str, Any]:
@@ -111,6 +117,11 @@ class StreamReaderBase:
             warnings.append(
                 f"{self.label} stream: {self.skipped} of {self.chunks} chunks could not be read "
                 "and were skipped"
+            )
+        if self.ignored_after_end:
+            warnings.append(
+                f"{self.label} stream: {self.ignored_after_end} events came after the stream's "
+                "last event and were ignored; the answer is what the stream said before it ended"
             )
         if not self._complete:
             warnings.append(
@@ -136,6 +147,31 @@ class StreamReaderBase:
 
     def _read(self, chunk: Mapping[str, Any]) -> None:
         raise NotImplementedError
+
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """Read ``chunk``, which came after the stream's last event, if it may come there.
+
+        True when it was read (a usage trailer: the final body is mapped again), None when it
+        says nothing and needs no warning (a keep-alive), False when it is ignored: a provider's
+        stream says nothing after its end, so text or sources there would make the streamed
+        answer differ from the final one. By default every chunk is ignored.
+        """
+        del chunk
+        return False
+
+    def _after_end(self, chunk: object) -> None:
+        """A chunk after the stream's last event: a trailer is read, anything else ignored."""
+        try:
+            taken = isinstance(chunk, Mapping) and self._failure is None and self._trailer(chunk)
+        except Exception as exc:  # a trailer this reader cannot make sense of is ignored
+            _log.debug("stream_trailer_unread", provider=self.label, error=type(exc).__name__)
+            taken = False
+        if taken:
+            self._reconcile()
+        elif taken is False:
+            self.ignored_after_end += 1
+            if self.ignored_after_end == 1:
+                _log.warning("stream_events_after_end", provider=self.label, chunks=self.chunks)
 
     def _announce(self, queries: Sequence[str]) -> None:
         """Emit ``SearchStarted`` for one search call."""
@@ -183,12 +219,19 @@ class StreamReaderBase:
             self.events.citation(citation)
 
     def _map(self) -> None:
+        # The call's citation cap counts what this mapping of the whole reply cuts, not what
+        # the chunk-by-chunk extractions before it cut of the reply so far.
+        limits = current_limits()
         try:
             body = self.final_body()
             try:
+                if limits is not None:
+                    limits.citations_cut = 0
                 self._result = self._mapper(body, self.request, strict=True)
             except ResponseParseError as error:
                 self._error = error
+                if limits is not None:
+                    limits.citations_cut = 0
                 self._result = self._mapper(body, self.request, strict=False)
         except Exception as exc:  # a mapper bug must not break a stream or an extraction
             reason = f"{self.label} stream: the reply could not be mapped ({type(exc).__name__})"

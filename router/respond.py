@@ -55,7 +55,7 @@ from router.pricing.table import VendorPrices
 from router.settings import RouterSettings
 from router.text.lone_surrogates import scrub, scrub_citations, scrub_value
 from router.text.nesting import nesting_depth
-from router.types import Cost, LLMRequest, LLMResponse
+from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import Validator, run_validators
 
 __all__ = [
@@ -282,8 +282,18 @@ def _resolve_links(result: AdapterResult, targets: Mapping[str, str]) -> None:
     )
 
 
-def unexpected(exc: BaseException) -> RouterError:
-    """An exception from outside the RouterError tree, as a RouterError (never retried)."""
+def unexpected(exc: BaseException, vendor: Vendor | None = None) -> RouterError:
+    """An exception from outside the RouterError tree, as a RouterError (never retried).
+
+    A reply the SDK could not decode (cut inside a UTF-8 character, too deep, an integer past
+    the digit limit) is classified as the error tree says instead: ``ProviderTransientError``
+    for a cut connection, ``ResponseParseError`` for a reply that cannot be used.
+    """
+    from adapters.sdk.errors import unreadable_body
+
+    classified = unreadable_body(exc, vendor=vendor, label=vendor or "the provider")
+    if classified is not None:
+        return classified
     return RouterError(
         f"unexpected {type(exc).__name__} inside the router: {exc}", reason="unexpected_error"
     )

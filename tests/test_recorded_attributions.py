@@ -26,23 +26,8 @@ from support.recorded import files_for_vendor, load_final_body
 from support.sleeps import RecordedSleeps
 from support.streams import stream_cases
 
-# Issue 37 item 1, fixed elsewhere: extract() takes a Sonar reply carrying a ``delta`` field for
-# a stream chunk and reads no answer. Strict: the marks go red once the fix lands.
-_SONAR_WITH_DELTA = pytest.mark.xfail(
-    reason="extract reads a complete Sonar reply with a delta field as a stream chunk",
-    strict=True,
-)
-
-
-def _body_case(vendor: str, path: Path) -> object:
-    choices = load_final_body(path).get("choices") or []
-    with_delta = vendor == "perplexity" and any("delta" in choice for choice in choices)
-    marks = [_SONAR_WITH_DELTA] if with_delta else []
-    return pytest.param(vendor, path, id=f"{vendor}:{path.parent.name}/{path.name}", marks=marks)
-
-
 BODIES = [
-    _body_case(vendor, path)
+    pytest.param(vendor, path, id=f"{vendor}:{path.parent.name}/{path.name}")
     for vendor in VENDORS
     for path in files_for_vendor(vendor)
     if not path.name.endswith((".sse.txt", ".chunks.jsonl"))

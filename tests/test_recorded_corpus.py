@@ -12,7 +12,7 @@ ALL_FILES = recorded_files()
 def test_manifest_lists_every_copied_file() -> None:
     """Each copied body has its MANIFEST row (source, license and caveats travel with it)."""
     manifest = (RECORDED_DIR / "MANIFEST.md").read_text()
-    assert len(ALL_FILES) == 51
+    assert len(ALL_FILES) == 54
     for path in ALL_FILES:
         assert f"| {path.name} |" in manifest, path.name
 

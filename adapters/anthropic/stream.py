@@ -11,10 +11,12 @@ block ``content_block_start`` (the block as it begins), ``content_block_delta``s
   the answer, as for a final body (a blank line between turns a search separates, as there).
 - A ``web_search`` ``server_tool_use`` block is one ``SearchStarted`` with its query once its
   input is complete (at its ``content_block_stop``).
-- When a text block that carries citations stops, the citations of the message so far go out
-  as ``CitationDelta`` (its text is delivered by then, so its span is too).
+- When a text block that carries citations stops, its citations go out as ``CitationDelta``
+  (its text is delivered by then, so its span is too), read from that block and the search
+  blocks only, so every block is read once, whatever the length of the message.
 - ``message_stop`` completes the stream; the base class maps the final message and reconciles
-  the events with it (the uncited search results arrive then).
+  the events with it (the uncited search results arrive then). Events after it are ignored
+  (and said in the result's warnings): the answer is what came before it.
 
 The final body is the message the events build: blocks as started, text and citations appended,
 the tool input parsed from its JSON pieces, stop reason and usage from ``message_delta``.
@@ -33,7 +35,8 @@ from adapters.anthropic.citations import (
 )
 from adapters.anthropic.reply import map_anthropic_reply
 from adapters.stream_reader import StreamReaderBase
-from router.types import LLMRequest
+from router.citations.build import citation_key
+from router.types import LLMRequest, Span
 
 __all__ = ["AnthropicStreamReader"]
 
@@ -65,6 +68,9 @@ class AnthropicStreamReader(StreamReaderBase):
         # came since: the next text is then a new turn, kept apart as the final reply is.
         self._tail = ""
         self._after_other_block = False
+        self._text_starts: dict[int, int] = {}  # a text block's first character in the answer
+        self._context: list[int] = []  # the blocks that are not text (searches, results)
+        self._cited_spans: dict[str, list[Span]] = {}
 
     @staticmethod
     def is_stream_event(value: Mapping[str, Any]) -> bool:
@@ -80,6 +86,10 @@ class AnthropicStreamReader(StreamReaderBase):
             content.append(block)
         return {**self._message, "content": content}
 
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """Nothing follows ``message_stop`` but keep-alive pings; anything else is ignored."""
+        return None if chunk.get("type") == "ping" else False
+
     def _read(self, chunk: Mapping[str, Any]) -> None:
         kind = chunk.get("type")
         if kind == "message_start":
@@ -91,9 +101,11 @@ class AnthropicStreamReader(StreamReaderBase):
             block = chunk.get("content_block")
             if not isinstance(block, Mapping):
                 raise TypeError("content_block_start without a block")
-            self._blocks[_index(chunk)] = dict(block)
+            index = _index(chunk)
+            self._blocks[index] = dict(block)
             if block.get("type") != "text":
                 self._after_other_block = True
+                self._context.append(index)
         elif kind == "content_block_delta":
             self._delta(_index(chunk), chunk.get("delta"))
         elif kind == "content_block_stop":
@@ -130,6 +142,8 @@ class AnthropicStreamReader(StreamReaderBase):
                     self._after_other_block = False
                     if separator := turn_separator(self._tail, piece):
                         self.events.text(separator)
+                # Where the block starts in the answer: after any separator put before it.
+                self._text_starts.setdefault(index, self.events.delivered)
                 self.events.text(piece)
                 self._tail = piece[-1]
         elif kind == "citations_delta":
@@ -152,9 +166,24 @@ class AnthropicStreamReader(StreamReaderBase):
             query = tool_input.get("query") if isinstance(tool_input, Mapping) else None
             self._announce([query.strip()] if isinstance(query, str) and query.strip() else [])
         elif kind == "text" and block.get("citations"):
-            for citation in extract_anthropic_citations(self.final_body()):
-                if citation["cited"]:
-                    self.events.citation(citation)
+            self._cite_block(index, block)
+
+    def _cite_block(self, index: int, block: Mapping[str, Any]) -> None:
+        """The citations of one text block that stopped, read from it and the search blocks
+        alone (so each block is read once): its spans moved to where the block starts in the
+        answer, added to those earlier blocks gave the same source."""
+        context = [self._blocks[position] for position in self._context]
+        start = self._text_starts.get(index, self.events.delivered)
+        body = {**self._message, "content": [*context, block]}
+        for citation in extract_anthropic_citations(body):
+            if not citation["cited"]:
+                continue
+            spans = self._cited_spans.setdefault(citation_key(citation), [])
+            spans.extend(
+                {"start": span["start"] + start, "end": span["end"] + start, "text": span["text"]}
+                for span in citation["spans"]
+            )
+            self.events.citation({**citation, "spans": list(spans)})
 
 
 def _index(chunk: Mapping[str, Any]) -> int:

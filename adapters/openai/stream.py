@@ -41,7 +41,7 @@ from adapters.base import AdapterResult
 from adapters.openai.reply import map_openai_reply
 from adapters.openai_compatible.annotations import read_url_citation
 from adapters.openai_compatible.citations import _url_citation_location, read_openai_reply
-from adapters.openai_compatible.stream import ChatStreamReader, is_chat_chunk
+from adapters.openai_compatible.stream import ChatStreamReader, add_span, is_chat_chunk
 from adapters.openai_compatible.stream_text import StreamedPart
 from adapters.stream_reader import StreamReaderBase
 from router.citations import make_citation
@@ -65,12 +65,13 @@ def is_responses_event(value: Mapping[str, Any]) -> bool:
 class _Cited:
     """The evidence for one cited URL gathered from annotation events."""
 
-    __slots__ = ("fields", "raw", "spans")
+    __slots__ = ("fields", "offsets", "raw", "spans")
 
     def __init__(self, raw: Mapping[str, Any], fields: Mapping[str, Any]) -> None:
         self.raw = raw
         self.fields = fields
         self.spans: list[Span] = []
+        self.offsets: set[tuple[int, int]] = set()
 
 
 class ResponsesStreamReader(StreamReaderBase):
@@ -196,11 +197,8 @@ class ResponsesStreamReader(StreamReaderBase):
         cited = self._cited.get(url)
         if cited is None:
             cited = self._cited[url] = _Cited(raw, fields)
-        if span is not None and not any(
-            kept["start"] == span["start"] and kept["end"] == span["end"] for kept in cited.spans
-        ):
-            cited.spans.append(span)
-            cited.spans.sort(key=lambda kept: (kept["start"], kept["end"]))
+        if span is not None:
+            add_span(cited.spans, cited.offsets, span)
         title = cited.fields.get("title") or fields.get("title")
         snippet = cited.fields.get("content") or fields.get("content")
         citation = make_citation(

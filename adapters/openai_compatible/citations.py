@@ -177,6 +177,7 @@ class _Reader:
         self.dropped = 0
         self.first_item: object = None
         self.attributions: list[Attribution] = []
+        self.first_search_call: object = None  # what the [CITATIONS] warning quotes
 
     # -- Responses API -------------------------------------------------------------------
 
@@ -218,6 +219,8 @@ class _Reader:
                 self._read_unanswered_annotations(item)
 
     def _read_search_call(self, item: Mapping[str, Any]) -> None:
+        if self.first_search_call is None:
+            self.first_search_call = item
         self.tool_calls += 1
         if item.get("status") != "failed":
             self.effective_calls += 1
@@ -357,6 +360,15 @@ class _Reader:
 
     # -- result ----------------------------------------------------------------------------
 
+    def _first_call_said(self) -> str:
+        """The warning's evidence: the first web search call (the first output item is
+        usually the reasoning item, which says nothing about the search), else the first item."""
+        if self.first_search_call is not None:
+            quoted = compact_json(self.first_search_call, WARNING_ITEM_CHARS)
+            return f"First web search call: {quoted}"
+        quoted = compact_json(self.first_item, WARNING_ITEM_CHARS)
+        return f"No web search call in the output; first output item: {quoted}"
+
     def finish(self) -> OpenAIExtraction:
         content = self.answer.content
         citations = self.citations()
@@ -365,7 +377,7 @@ class _Reader:
         if self.tool_calls > 0 and not citations:
             warning = (
                 f"[CITATIONS] {self.service.label}: {self.tool_calls} tool calls but 0 citations "
-                f"extracted. First output item: {compact_json(self.first_item, WARNING_ITEM_CHARS)}"
+                f"extracted. {self._first_call_said()}"
             )
         grounding = OpenAIGrounding(
             tool_call_count=self.tool_calls,

@@ -31,21 +31,55 @@ from router.citations import make_citation
 from router.citations.build import citation_key
 from router.types import LLMRequest, Span
 
-__all__ = ["ChatStreamReader", "is_chat_chunk"]
+__all__ = ["ChatStreamReader", "add_span", "chunk_says_something", "is_chat_chunk"]
 
 
 def is_chat_chunk(value: Mapping[str, Any]) -> bool:
-    """Whether ``value`` is a ``chat.completion.chunk`` (a choice with a ``delta``)."""
-    if value.get("object") == "chat.completion.chunk":
-        return True
+    """Whether ``value`` is a stream chunk of a chat completion, not a complete reply.
+
+    The ``object`` field says what a body is: ``chat.completion`` for a complete reply, and
+    ``chat.completion.chunk`` (Perplexity ends with ``chat.completion.done``) for a stream
+    chunk. Only a body without it is told by its first choice: a ``delta`` and no ``message``.
+    A complete reply may carry a ``delta`` beside its ``message`` (Perplexity's always do), and
+    a Perplexity chunk carries the ``message`` so far beside its ``delta``: neither key alone
+    says which the body is.
+    """
+    kind = value.get("object")
+    if isinstance(kind, str) and kind.startswith("chat.completion"):
+        return kind != "chat.completion"
     choices = value.get("choices")
     return (
         isinstance(choices, list)
         and bool(choices)
-        and isinstance(choices[0], dict)
+        and isinstance(choices[0], Mapping)
         and "delta" in choices[0]
         and "message" not in choices[0]
     )
+
+
+def add_span(spans: list[Span], kept: set[tuple[int, int]], span: Span) -> None:
+    """Add ``span`` to a source's ``spans`` (kept in order) unless it holds one of its offsets
+    already; ``kept`` holds their offsets, so a source cited many times costs no rescan."""
+    where = (span["start"], span["end"])
+    if where in kept:
+        return
+    kept.add(where)
+    ordered = not spans or (spans[-1]["start"], spans[-1]["end"]) < where
+    spans.append(span)
+    if not ordered:
+        spans.sort(key=lambda known: (known["start"], known["end"]))
+
+
+def chunk_says_something(chunk: Mapping[str, Any]) -> bool:
+    """Whether a chunk's choices carry answer text, a refusal or annotations."""
+    choices = chunk.get("choices")
+    for choice in choices if isinstance(choices, list) else ():
+        delta = choice.get("delta") if isinstance(choice, Mapping) else None
+        if isinstance(delta, Mapping) and any(
+            delta.get(key) for key in ("content", "refusal", "annotations")
+        ):
+            return True
+    return False
 
 
 class ChatStreamReader(StreamReaderBase):
@@ -67,6 +101,7 @@ class ChatStreamReader(StreamReaderBase):
         self._role = "assistant"
         self._finish_reason: object = None
         self._spans: dict[str, list[Span]] = {}
+        self._span_keys: dict[str, set[tuple[int, int]]] = {}
         self._ranks: dict[str, int] = {}
         self._waiting: list[Any] = []  # annotations whose text is not delivered yet
 
@@ -100,6 +135,16 @@ class ChatStreamReader(StreamReaderBase):
             if choice.get("index", 0) != 0:
                 continue  # n > 1 is not something the router asks; the first choice answers
             self._choice(choice)
+
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """After the finish reason only the usage may come (a chunk without choices)."""
+        if chunk_says_something(chunk):
+            return False
+        usage = chunk.get("usage")
+        if usage is None:
+            return None
+        self._envelope["usage"] = usage
+        return True
 
     def _choice(self, choice: Mapping[str, Any]) -> None:
         delta = choice.get("delta")
@@ -149,11 +194,8 @@ class ChatStreamReader(StreamReaderBase):
         if span is None and type(end) is int and end > self._part.raw_length:
             self._waiting.append(annotation)  # its text has not arrived yet
         spans = self._spans.setdefault(url, [])
-        if span is not None and all(
-            (kept["start"], kept["end"]) != (span["start"], span["end"]) for kept in spans
-        ):
-            spans.append(span)
-            spans.sort(key=lambda kept: (kept["start"], kept["end"]))
+        if span is not None:
+            add_span(spans, self._span_keys.setdefault(url, set()), span)
         title, snippet = fields.get("title"), fields.get("content")
         citation = make_citation(
             provider=self._service.vendor,

@@ -34,23 +34,41 @@ class ThinkFilter:
     back, so the text a stream shows is the text its final answer holds."""
 
     def __init__(self) -> None:
-        self._held = ""
+        self._held = ""  # the text before the block is known to open (or not)
+        self._parts: list[str] = []  # the text since the block opened, piece by piece
+        self._tail = ""  # its last characters: a closing tag may be cut between two pieces
+        self._opened = False
+        self._closed = False
         self._passing = False
 
     def feed(self, piece: str) -> str:
-        """The answer text ``piece`` adds ("" while a think block may still be arriving)."""
+        """The answer text ``piece`` adds ("" while a think block may still be arriving).
+
+        Each piece is scanned once for the closing tag (with the few characters before it that
+        could begin one), so a long reasoning block costs work in proportion to its length.
+        """
         if self._passing:
             return piece
-        self._held += piece
-        head = self._held.lstrip()
-        if not head or _OPEN.startswith(head):
-            return ""  # nothing yet, or the opening tag itself still arriving
-        if not head.startswith(_OPEN):
-            self._passing = True
-            return self._held
-        if _CLOSE not in head:
-            return ""
-        answer = split_reasoning(self._held)[1]
+        if not self._opened:
+            self._held += piece
+            head = self._held.lstrip()
+            if not head or _OPEN.startswith(head):
+                return ""  # nothing yet, or the opening tag itself still arriving
+            if not head.startswith(_OPEN):
+                self._passing = True
+                return self._held
+            self._opened = True
+            self._parts = [self._held]
+            scanned = self._held
+        else:
+            self._parts.append(piece)
+            scanned = self._tail + piece
+        if not self._closed:
+            if _CLOSE not in scanned:
+                self._tail = scanned[-(len(_CLOSE) - 1) :]
+                return ""
+            self._closed = True
+        answer = split_reasoning(self._whole())[1]
         if answer:
             self._passing = True
         return answer
@@ -61,4 +79,9 @@ class ThinkFilter:
         if self._passing:
             return ""
         self._passing = True
-        return split_reasoning(self._held)[1]
+        return split_reasoning(self._whole() if self._opened else self._held)[1]
+
+    def _whole(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""

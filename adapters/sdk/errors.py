@@ -39,6 +39,7 @@ __all__ = [
     "provider_message",
     "status_error",
     "undecodable_reply",
+    "unreadable_body",
 ]
 
 _MESSAGE_LIMIT = 300
@@ -102,6 +103,46 @@ def connection_error(
         reason="connection",
         provider_message=clean_message(str(cause), secret),
     )
+
+
+def unreadable_body(
+    exc: BaseException, *, vendor: Vendor | None = None, label: str = "the provider"
+) -> RouterError | None:
+    """The router error of a reply whose bytes a parser could not read, or None.
+
+    SDKs let these escape raw when they decode a body: a reply cut inside a UTF-8 character
+    (``UnicodeDecodeError`` at the end of the data: the connection was cut, so transient), bytes
+    that are not UTF-8, JSON nested deeper than Python's parser goes (``RecursionError``), or an
+    integer past Python's digit limit (``ValueError``): the reply cannot be used
+    (``ResponseParseError``). Anything else gives None.
+    """
+    for cause in error_chain(exc):
+        if isinstance(cause, UnicodeDecodeError):
+            if cause.reason == "unexpected end of data":
+                return ProviderTransientError(
+                    f"{label}: the reply was cut off inside a UTF-8 character (byte "
+                    f"{cause.start} of {len(cause.object)})",
+                    vendor=vendor,
+                    reason="truncated_response",
+                )
+            return ResponseParseError(
+                f"{label}: the reply is not UTF-8 text ({cause.reason} at byte {cause.start})",
+                vendor=vendor,
+                reason="non_json_response",
+            )
+        if isinstance(cause, RecursionError):
+            return ResponseParseError(
+                f"{label}: the reply is nested deeper than it can be read",
+                vendor=vendor,
+                reason="too_deep",
+            )
+        if isinstance(cause, ValueError) and "integer string conversion" in str(cause):
+            return ResponseParseError(
+                f"{label}: the reply holds an integer with more digits than can be read",
+                vendor=vendor,
+                reason="integer_too_large",
+            )
+    return None
 
 
 def undecodable_reply(

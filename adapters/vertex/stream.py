@@ -19,8 +19,11 @@ last chunk of a candidate has its ``finishReason`` and the usage (provider-quirk
   the stream as failed (429 and 5xx codes transient).
 
 The final body merges the chunks: per candidate, consecutive text parts of the same kind
-(answer or thought) concatenated, other parts kept in order; grounding metadata merged key by
-key, a later non-empty value replacing an earlier one; ``citationMetadata.citations``
+(answer or thought) concatenated, other parts kept in order; grounding metadata accumulated as
+the API means it when it is split over several chunks (search queries as a union in order,
+``groundingChunks`` and ``groundingSupports`` extended, so a support's chunk indices point into
+the chunks accumulated so far; a warning when one points past them; other keys by their latest
+non-empty value); ``citationMetadata.citations``
 accumulated; every other field, and the top-level ones (``usageMetadata``, ``modelVersion``,
 ``responseId``), as the latest chunk gave it.
 """
@@ -40,23 +43,39 @@ from router.types import LLMRequest
 
 __all__ = ["GeminiStreamReader", "VertexStreamReader"]
 
+_TRAILER_KEYS = ("usageMetadata", "modelVersion", "responseId")
+_UNION_KEYS = frozenset({"webSearchQueries", "retrievalQueries", "imageSearchQueries"})
+_EXTENDED_KEYS = frozenset({"groundingChunks", "groundingSupports"})
 _SEARCH_SIGNALS = ("webSearchQueries", "groundingChunks", "retrievalQueries", "searchEntryPoint")
 
 
 class _Candidate:
     """One candidate as its chunks have built it so far."""
 
-    __slots__ = ("fields", "grounding", "parts")
+    __slots__ = ("fields", "grounding", "parts", "pieces")
 
     def __init__(self) -> None:
         self.parts: list[dict[str, Any]] = []
+        # A text part's pieces, by part position: joined when a body is made, not at every
+        # chunk (a growing string copied per chunk would cost the square of the answer).
+        self.pieces: dict[int, list[str]] = {}
         self.grounding: dict[str, Any] | None = None
         self.fields: dict[str, Any] = {}
+
+    def text_of(self, position: int) -> str:
+        """The text of the part at ``position``, its pieces joined (and kept joined)."""
+        pieces = self.pieces[position]
+        if len(pieces) > 1:
+            pieces[:] = ["".join(pieces)]
+        return pieces[0]
 
     def body(self) -> dict[str, Any]:
         candidate: dict[str, Any] = {**self.fields}
         content = mapping(candidate.get("content"))
-        candidate["content"] = {**content, "parts": [dict(part) for part in self.parts]}
+        parts = [dict(part) for part in self.parts]
+        for position in self.pieces:
+            parts[position]["text"] = self.text_of(position)
+        candidate["content"] = {**content, "parts": parts}
         if self.grounding is not None:
             candidate["groundingMetadata"] = dict(self.grounding)
         return candidate
@@ -87,6 +106,20 @@ class VertexStreamReader(StreamReaderBase):
         candidates = [self._candidates[index].body() for index in sorted(self._candidates)]
         return {**self._envelope, "candidates": candidates}
 
+    def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
+        """After every candidate finished only the usage may come; content is ignored."""
+        body = as_rest_body(chunk)
+        for candidate in items(body.get("candidates")):
+            if items(mapping(mapping(candidate).get("content")).get("parts")):
+                return False
+            if mapping(mapping(candidate).get("groundingMetadata")):
+                return False
+        kept = {key: body[key] for key in _TRAILER_KEYS if body.get(key) is not None}
+        if not kept:
+            return None
+        self._envelope.update(kept)
+        return True
+
     def _read(self, chunk: Mapping[str, Any]) -> None:
         body = as_rest_body(chunk)
         if not body:
@@ -111,10 +144,25 @@ class VertexStreamReader(StreamReaderBase):
             index = raw_index if type(raw_index) is int and raw_index >= 0 else position
             grounding_changed |= self._candidate(index, candidate)
         if self._candidates and len(self._finished) == len(self._candidates):
+            if not self._complete:
+                self._warn_unfit_supports()
             self._completed()
         elif grounding_changed:
             for citation in extract_vertex_citations(self.final_body(), api=self._api):
                 self.events.citation(citation)
+
+    def _warn_unfit_supports(self) -> None:
+        """Say so when a support points at a grounding chunk the stream never sent."""
+        for index in sorted(self._candidates):
+            grounding = self._candidates[index].grounding
+            unfit = _unfit_support_indices(grounding) if grounding else []
+            if unfit:
+                count = len(items(grounding.get("groundingChunks"))) if grounding else 0
+                self._warnings.append(
+                    f"{self.label} stream: candidate {index}: grounding supports point at chunk "
+                    f"indices {sorted(set(unfit))[:10]} but the stream sent {count} grounding "
+                    "chunks; those supports cite nothing"
+                )
 
     def _candidate(self, index: int, candidate: dict[str, Any]) -> bool:
         """Merge one candidate's chunk; True when its grounding metadata changed."""
@@ -157,9 +205,10 @@ class VertexStreamReader(StreamReaderBase):
                 and ((last.get("thought") is True) == thought)
             ):
                 last.update({k: v for k, v in part.items() if k != "text"})
-                last["text"] += piece
+                state.pieces[len(state.parts) - 1].append(piece)
             else:
                 state.parts.append(dict(part))
+                state.pieces[len(state.parts) - 1] = [piece]
             if answer and not thought:
                 self.events.text(piece)
             return
@@ -180,15 +229,48 @@ class GeminiStreamReader(VertexStreamReader):
 
 
 def _merge_grounding(state: _Candidate, value: object) -> bool:
+    """Fold one chunk's grounding metadata into the candidate's; True when it changed.
+
+    The API may split one answer's metadata over several chunks, so each key is accumulated as
+    it means: ``webSearchQueries`` (and ``retrievalQueries``) as a union in order,
+    ``groundingChunks`` and ``groundingSupports`` extended (a support's chunk indices point into
+    the chunk list accumulated so far; a list that repeats the one so far and adds to it
+    replaces it), any other key replaced by its latest non-empty value.
+    """
     grounding = mapping(value)
     if state.grounding is None:
         state.grounding = {}
+    kept = state.grounding
     changed = False
     for key, item in grounding.items():
-        if item or key not in state.grounding:
-            changed = changed or state.grounding.get(key) != item
-            state.grounding[key] = item
-    return changed and any(state.grounding.values())
+        if key in _UNION_KEYS and isinstance(item, list):
+            known = list(items(kept.get(key)))
+            added = [query for query in item if query not in known]
+            if added or key not in kept:
+                kept[key] = [*known, *added]
+                changed = changed or bool(added)
+        elif key in _EXTENDED_KEYS and isinstance(item, list):
+            known = list(items(kept.get(key)))
+            # A list that starts with the one so far repeats it (and perhaps adds to it).
+            grown = list(item) if item[: len(known)] == known else [*known, *item]
+            if grown != known or key not in kept:
+                kept[key] = grown
+                changed = changed or grown != known
+        elif item or key not in kept:
+            changed = changed or kept.get(key) != item
+            kept[key] = item
+    return changed and any(kept.values())
+
+
+def _unfit_support_indices(grounding: Mapping[str, Any]) -> list[int]:
+    """The chunk indices of supports that point past the accumulated chunk list."""
+    count = len(items(grounding.get("groundingChunks")))
+    unfit: list[int] = []
+    for support in items(grounding.get("groundingSupports")):
+        for index in items(mapping(support).get("groundingChunkIndices")):
+            if type(index) is int and not 0 <= index < count:
+                unfit.append(index)
+    return unfit
 
 
 def _merge_citations(state: _Candidate, value: object) -> None:

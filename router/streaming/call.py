@@ -32,6 +32,7 @@ from collections.abc import (
     AsyncIterator,
     Generator,
     Iterator,
+    Mapping,
     Sequence,
 )
 from dataclasses import dataclass, field
@@ -39,7 +40,13 @@ from typing import Any
 
 from adapters.base import AdapterResult, StreamingAdapter, StreamReader
 from adapters.registry import ProviderRow
-from router.call_limits import aiterate_within, iterate_within, limits_for
+from router.call_limits import (
+    CallLimits,
+    aiterate_within,
+    iterate_within,
+    limits_for,
+    limits_scope,
+)
 from router.errors import ProviderTransientError, RouterError
 from router.respond import Responder, aguarded, guarded, unexpected
 from router.retry import RetryPolicy
@@ -129,10 +136,40 @@ def _before_first_event(request: LLMRequest, chunks: int) -> ProviderTransientEr
     )
 
 
-def _deadline(chunks: Chunks, request: LLMRequest, parts: StreamParts) -> Chunks:
+class _WithinLimits:
+    """A stream reader that reads inside the call's limits, so the citation cap
+    (``max_citations``) and the forensic-event cap (``max_debug_events``) apply to what it
+    extracts chunk by chunk, as they do to a ``route()`` reply."""
+
+    __slots__ = ("limits", "reader")
+
+    def __init__(self, reader: StreamReader, limits: CallLimits) -> None:
+        self.reader = reader
+        self.limits = limits
+
+    @property
+    def complete(self) -> bool:
+        return self.reader.complete
+
+    def feed(self, chunk: Mapping[str, Any]) -> Sequence[StreamEvent]:
+        with limits_scope(self.limits):
+            return self.reader.feed(chunk)
+
+    def final_body(self) -> dict[str, Any]:
+        return self.reader.final_body()
+
+    def finish(self, *, strict: bool = True) -> AdapterResult:
+        with limits_scope(self.limits):
+            return self.reader.finish(strict=strict)
+
+
+def _limits_of(reader: StreamReader) -> CallLimits | None:
+    return reader.limits if isinstance(reader, _WithinLimits) else None
+
+
+def _deadline(chunks: Chunks, limits: CallLimits, parts: StreamParts) -> Chunks:
     """The stream within one call's limits: every chunk read inside them, and the whole stream
     ended by the call's deadline (``timeout_s``) with the deadline's error, as ``route()`` is."""
-    limits = limits_for(request, parts.settings)
     try:
         yield from iterate_within(limits, chunks)
     except Exception as exc:
@@ -144,9 +181,8 @@ def _deadline(chunks: Chunks, request: LLMRequest, parts: StreamParts) -> Chunks
         _close(chunks)
 
 
-async def _adeadline(chunks: AsyncChunks, request: LLMRequest, parts: StreamParts) -> AsyncChunks:
+async def _adeadline(chunks: AsyncChunks, limits: CallLimits, parts: StreamParts) -> AsyncChunks:
     """The async twin of :func:`_deadline`."""
-    limits = limits_for(request, parts.settings)
     try:
         async for chunk in aiterate_within(limits, chunks):
             yield chunk
@@ -160,11 +196,18 @@ async def _adeadline(chunks: AsyncChunks, request: LLMRequest, parts: StreamPart
 
 
 def _respond(
-    request: LLMRequest, parts: StreamParts, result: AdapterResult, attempts: int, started: float
+    request: LLMRequest,
+    parts: StreamParts,
+    result: AdapterResult,
+    attempts: int,
+    started: float,
+    *,
+    limits: CallLimits | None,
 ) -> LLMResponse:
-    """The stream's final response: the last step ``route()`` takes too."""
+    """The stream's final response: the last step ``route()`` takes too (saying so, as it
+    does, when the call's limits cut citations or forensic events)."""
     return parts.responder.respond(
-        request, parts.row.label, result, attempts=attempts, started=started
+        request, parts.row.label, result, attempts=attempts, started=started, limits=limits
     )
 
 
@@ -206,7 +249,7 @@ def run_stream(
     guarded(lambda: parts.responder.resolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))
-    yield Completed(_respond(request, parts, result, attempts, started))
+    yield Completed(_respond(request, parts, result, attempts, started, limits=_limits_of(reader)))
 
 
 def _open(
@@ -214,8 +257,9 @@ def _open(
 ) -> tuple[Chunks, StreamReader, Sequence[StreamEvent], int]:
     """Open the stream and read it up to its first events (one attempt)."""
     try:
-        reader = stream_reader(parts.row, request)
-        chunks = _deadline(parts.adapter.stream(request, parts.settings), request, parts)
+        limits = limits_for(request, parts.settings)
+        reader: StreamReader = _WithinLimits(stream_reader(parts.row, request), limits)
+        chunks = _deadline(parts.adapter.stream(request, parts.settings), limits, parts)
     except RouterError:
         raise
     except Exception as exc:
@@ -284,15 +328,16 @@ async def arun_stream(
     await aguarded(lambda: parts.responder.aresolve(result))
     if _replaced(result, delivered):
         yield delivered.passed(TextDelta(result.content))
-    yield Completed(_respond(request, parts, result, attempts, started))
+    yield Completed(_respond(request, parts, result, attempts, started, limits=_limits_of(reader)))
 
 
 async def _aopen(
     request: LLMRequest, parts: StreamParts
 ) -> tuple[AsyncChunks, StreamReader, Sequence[StreamEvent], int]:
     try:
-        reader = stream_reader(parts.row, request)
-        chunks = _adeadline(parts.adapter.astream(request, parts.settings), request, parts)
+        limits = limits_for(request, parts.settings)
+        reader: StreamReader = _WithinLimits(stream_reader(parts.row, request), limits)
+        chunks = _adeadline(parts.adapter.astream(request, parts.settings), limits, parts)
     except RouterError:
         raise
     except Exception as exc:

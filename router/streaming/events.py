@@ -24,8 +24,10 @@ that change nothing, and hands the events of one provider chunk back as a list.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Final
 
+from router.call_limits import current_limits
 from router.citations.build import citation_key
 from router.types import Citation, LLMResponse, Span
 
@@ -69,6 +71,7 @@ class Completed:
 
 StreamEvent = TextDelta | SearchStarted | CitationDelta | Completed
 
+_END = itemgetter("end")
 _NO_EVENTS: Final[tuple[StreamEvent, ...]] = ()
 
 
@@ -77,7 +80,8 @@ class EventBuffer:
 
     ``text()`` counts the delivered characters; ``citation()`` keeps only the spans that end
     within them and emits nothing when the citation is the same as the one last emitted for its
-    source; ``take()`` hands the collected events over (an empty tuple, shared, when there are
+    source, or when it is a new source past the call's ``max_citations``; ``take()`` hands the
+    collected events over (an empty tuple, shared, when there are
     none, so a chunk that carries no event costs no allocation).
     """
 
@@ -112,12 +116,17 @@ class EventBuffer:
     def citation(self, citation: Citation) -> None:
         """Emit ``citation`` (its state as known now) unless it repeats the last one emitted."""
         spans = citation["spans"]
-        if spans and any(span["end"] > self.delivered for span in spans):
+        if spans and max(map(_END, spans)) > self.delivered:
             kept: list[Span] = [span for span in spans if span["end"] <= self.delivered]
             self.spans_held_back += len(spans) - len(kept)
             citation = {**citation, "spans": kept}
         key = citation_key(citation)
-        if self._emitted.get(key) == citation:
+        if key not in self._emitted:
+            limits = current_limits()  # the call's citation cap holds for the deltas too
+            most = limits.max_citations if limits is not None else None
+            if most is not None and len(self._emitted) >= most:
+                return
+        elif self._emitted[key] == citation:
             return
         self._emitted[key] = citation
         self._events.append(CitationDelta(citation))

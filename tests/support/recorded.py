@@ -17,10 +17,12 @@ from typing import Any
 __all__ = [
     "RECORDED_DIR",
     "files_for_vendor",
+    "is_chat_completion_chunk",
     "is_normalized",
     "load_events",
     "load_final_body",
     "merge_anthropic_events",
+    "merge_chat_chunks",
     "merge_gemini_chunks",
     "openai_completed_response",
     "parse_sse",
@@ -158,6 +160,8 @@ def load_final_body(path: Path) -> dict[str, Any]:
         return openai_completed_response(events)
     if events and events[0].get("type") == "message_start":
         return merge_anthropic_events(events)
+    if events and all(is_chat_completion_chunk(event) for event in events):
+        return merge_chat_chunks(events)
     return merge_gemini_chunks(events)
 
 
@@ -175,7 +179,32 @@ def stream_final_body(path: Path) -> dict[str, Any] | None:
         return merge_gemini_chunks(events)
     if events and events[0].get("type") == "message_start":
         return merge_anthropic_events(events)
+    if events and all(is_chat_completion_chunk(event) for event in events):
+        return merge_chat_chunks(events)
     return None
+
+
+def is_chat_completion_chunk(event: dict[str, Any]) -> bool:
+    """A chat completion stream chunk, by its ``object`` (Perplexity ends with ``.done``)."""
+    return event.get("object") in ("chat.completion.chunk", "chat.completion.done")
+
+
+def merge_chat_chunks(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """A chat completion stream merged into one ``chat.completion``: the first choice's deltas
+    joined, the latest top-level fields, the last finish reason."""
+    merged: dict[str, Any] = {}
+    pieces: list[str] = []
+    finish_reason = None
+    for event in events:
+        merged.update({key: value for key, value in event.items() if key != "choices"})
+        for choice in event.get("choices") or ():
+            if choice.get("index", 0) != 0:
+                continue
+            pieces.append((choice.get("delta") or {}).get("content") or "")
+            finish_reason = choice.get("finish_reason") or finish_reason
+    message = {"role": "assistant", "content": "".join(pieces)}
+    choice = {"index": 0, "message": message, "finish_reason": finish_reason}
+    return {**merged, "object": "chat.completion", "choices": [choice]}
 
 
 # The kind of reply each vendor's endpoint answers with, so its suites can be served recorded

@@ -30,29 +30,40 @@ def cite(url: str, start: int, end: int, title: str = "A page") -> dict[str, Any
     }
 
 
-def test_warning_names_calls_and_the_first_item() -> None:
-    """Searched but nothing extracted: the exact [CITATIONS] line, first item as compact JSON."""
+def test_warning_names_calls_and_the_first_search_call() -> None:
+    """Searched but nothing extracted: the exact [CITATIONS] line, first call as compact JSON."""
     first = search_call({"type": "search", "query": "q"})
     body = {"output": [first, search_call({"type": "search", "query": "r"}), message("Hi", [])]}
     grounding = extract_openai_grounding(body)
     assert grounding.warning == (
-        "[CITATIONS] OpenAI: 2 tool calls but 0 citations extracted. First output item: "
+        "[CITATIONS] OpenAI: 2 tool calls but 0 citations extracted. First web search call: "
         '{"action":{"query":"q","type":"search"},"id":"ws_1","status":"completed",'
         '"type":"web_search_call"}'
     )
 
 
-def test_warning_item_is_cut_to_a_few_hundred_characters() -> None:
-    """A huge first item (a reasoning blob) is cut, ending in an ellipsis."""
+def test_warning_quotes_the_search_call_not_the_reasoning_item() -> None:
+    """With a reasoning item first (as gpt-5 answers), the warning quotes the search call."""
     body = {
         "output": [
-            {"type": "reasoning", "encrypted_content": "x" * 5000},
+            {"type": "reasoning", "id": "rs_1", "encrypted_content": "x" * 5000},
             search_call({"type": "search", "query": "q"}),
+            message("Hi", []),
         ]
     }
     warning = extract_openai_grounding(body).warning
     assert warning is not None
-    item = warning.split("First output item: ", 1)[1]
+    quoted = warning.split("First web search call: ", 1)[1]
+    assert quoted.startswith('{"action":{"query":"q","type":"search"}')
+    assert "reasoning" not in warning
+
+
+def test_warning_item_is_cut_to_a_few_hundred_characters() -> None:
+    """A huge search call (a long query) is cut, ending in an ellipsis."""
+    body = {"output": [search_call({"type": "search", "query": "q" * 5000})]}
+    warning = extract_openai_grounding(body).warning
+    assert warning is not None
+    item = warning.split("First web search call: ", 1)[1]
     assert len(item) == 300
     assert item.endswith("…")
 
