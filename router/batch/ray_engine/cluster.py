@@ -3,11 +3,12 @@
 The sizing rule. Ray Data holds logical CPUs for the life of every actor and task it starts,
 and starts nothing it cannot place, so a job whose parts cannot all be placed at once waits
 forever without an error. A batch job places, at the same time, its routing actors
-(``ACTOR_CPUS`` each: the work waits on providers, a fraction will do) and the task reading the
-input (``TASK_CPUS``); the actors commit their own rows, so there is no write task and no
-checkpoint-filter actor. So the routing actors may hold at most the cluster's logical CPUs less
-``RESERVED_CPUS``: ``--actors`` is clamped to that, and a cluster too small for one actor is
-refused.
+(``ACTOR_CPUS`` each: the work waits on providers, a fraction will do), the task reading the
+input (``TASK_CPUS``) and the task cutting what it read into blocks of rows (Ray Data's
+streaming repartition, a whole CPU: Ray Data gives it no other size); the actors commit their
+own rows, so there is no write task and no checkpoint-filter actor. So the routing actors may
+hold at most the cluster's logical CPUs less ``RESERVED_CPUS``: ``--actors`` is clamped to
+that, and a cluster too small for one actor is refused.
 
 The default pool is fixed, not autoscaled: one actor per ``CALLS_PER_ACTOR`` requests of the
 job's concurrency, as many as fit. Each actor's share of the concurrency is computed from the
@@ -24,6 +25,7 @@ import os
 __all__ = [
     "ACTOR_CPUS",
     "CALLS_PER_ACTOR",
+    "REPARTITION_CPUS",
     "RESERVED_CPUS",
     "TASK_CPUS",
     "actor_range",
@@ -33,7 +35,8 @@ __all__ = [
 
 ACTOR_CPUS = 0.5
 TASK_CPUS = 0.5
-RESERVED_CPUS = TASK_CPUS
+REPARTITION_CPUS = 1.0
+RESERVED_CPUS = TASK_CPUS + REPARTITION_CPUS
 # Requests in flight one routing actor (one process, one event loop) is given by default.
 CALLS_PER_ACTOR = 32
 
@@ -76,7 +79,7 @@ def actor_range(
         raise ValueError(
             f"the Ray cluster has {cpus:g} logical CPUs; a batch job needs at least "
             f"{RESERVED_CPUS + ACTOR_CPUS:g}: {ACTOR_CPUS:g} per routing actor and "
-            f"{RESERVED_CPUS:g} for reading the input"
+            f"{RESERVED_CPUS:g} for reading the input and cutting it into blocks"
         )
     if requested is None:
         wanted = math.ceil(concurrency / CALLS_PER_ACTOR)

@@ -1,9 +1,9 @@
 """The two small actors a Ray batch job shares between its routing actors and the driver.
 
-:class:`SharedRateLimits` holds one token bucket per vendor for the whole job, so ``max_rps``
-caps the job's request rate, however many actors and nodes run it. :class:`JobProgress` counts
-the lines the read task read and skipped, and splits the job's concurrency between the routing
-actors running now. Both live on the driver's node: if
+:class:`SharedRateLimits` holds one limit per vendor and credential for the whole job, so
+``max_rps`` caps the job's request rate per key, however many actors and nodes run it.
+:class:`JobProgress` counts the lines the read task read and skipped, and splits the job's
+concurrency between the routing actors running now. Both live on the driver's node: if
 that node goes, the job goes with it anyway.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 
 from router.batch.limits import RateLimits
 
@@ -21,20 +20,19 @@ _RUNNING_S = 60.0  # an actor that asked for no block for this long no longer co
 
 
 class SharedRateLimits:
-    """One request-rate limiter per vendor; every routing actor waits here before a call."""
+    """One request-rate limit per vendor and credential (:mod:`router.batch.limits`); every
+    routing actor waits here before each attempt of a call, retries included."""
 
     def __init__(self, max_rps: float) -> None:
         self._limits = RateLimits(max_rps)
-        self._granted: Counter[str] = Counter()
 
-    async def acquire(self, vendor: str) -> None:
-        """Return when ``vendor`` may take one more request."""
-        async with self._limits.for_vendor(vendor):
-            self._granted[vendor] += 1
+    async def acquire(self, key: str) -> None:
+        """Return when ``key`` may make one more request."""
+        await self._limits.acquire(key)
 
     def granted(self) -> dict[str, int]:
-        """Requests let through so far, per vendor."""
-        return dict(self._granted)
+        """Requests let through so far, per key."""
+        return dict(self._limits.granted)
 
 
 class JobProgress:

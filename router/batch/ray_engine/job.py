@@ -159,36 +159,41 @@ def _dataset(
 
     # Blocks of what an actor routes at once: small enough that the actors share the input and
     # a lost actor costs little work, large enough that rows, not Ray tasks, take the time. The
-    # read task cuts them to size itself: Ray Data splitting one read's output (its
-    # override_num_blocks) cut a resumed run's few rows into one-row blocks.
-    dataset = ray.data.read_datasource(
-        RequestLines(
-            source,
-            layout,
-            rows_per_block=rows_per_block,
-            progress=progress,
-            secrets=settings.secret_values(),
-        ),
-        num_cpus=TASK_CPUS,
-        override_num_blocks=1,
-    ).map_batches(
-        RouteRows,
-        fn_constructor_args=(settings, layout),
-        fn_constructor_kwargs={
-            "concurrency": concurrency,
-            "commit_s": commit_s,
-            "shares": progress,
-            "rate_limits": rate_limits,
-        },
-        batch_size=rows_per_block,
-        batch_format="pyarrow",
-        zero_copy_batch=True,
-        compute=ActorPoolStrategy(
-            min_size=actors[0],
-            max_size=actors[1],
-            max_concurrent_calls_per_actor=_BLOCKS_PER_ACTOR,
-        ),
-        num_cpus=ACTOR_CPUS,
+    # read task cuts them to size itself (Ray Data splitting one read's output, its
+    # override_num_blocks, cut a resumed run's few rows into one-row blocks), and a streaming
+    # repartition by rows keeps them so (a read task's output is merged up to a block's bytes).
+    dataset = (
+        ray.data.read_datasource(
+            RequestLines(
+                source,
+                layout,
+                rows_per_block=rows_per_block,
+                progress=progress,
+                secrets=settings.secret_values(),
+            ),
+            num_cpus=TASK_CPUS,
+            override_num_blocks=1,
+        )
+        .repartition(target_num_rows_per_block=rows_per_block)
+        .map_batches(
+            RouteRows,
+            fn_constructor_args=(settings, layout),
+            fn_constructor_kwargs={
+                "concurrency": concurrency,
+                "commit_s": commit_s,
+                "shares": progress,
+                "rate_limits": rate_limits,
+            },
+            batch_size=rows_per_block,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+            compute=ActorPoolStrategy(
+                min_size=actors[0],
+                max_size=actors[1],
+                max_concurrent_calls_per_actor=_BLOCKS_PER_ACTOR,
+            ),
+            num_cpus=ACTOR_CPUS,
+        )
     )
     context = dataset.context
     # Actors that cannot be placed end the job with that error instead of a wait without end.

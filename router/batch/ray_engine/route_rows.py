@@ -24,7 +24,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from router.batch.fanout_lines import request_row, request_vendors
+from router.batch.fanout_lines import request_row
+from router.batch.limits import gated_adapters
 from router.batch.output import error_row, line_bytes, row_text, unexpected_error
 from router.batch.ray_engine.blocks import (
     FACTS,
@@ -86,6 +87,7 @@ class RouteRows:
         self._commit_s = commit_s
         self._rate_limits = rate_limits
         self._router: UnifiedLLMAdapter | None = None
+        self._builder: UnifiedLLMAdapter | None = None
         self._gate = _Gate(concurrency)
 
     async def __call__(self, batch: pa.Table) -> pa.Table:
@@ -154,12 +156,7 @@ class RouteRows:
             text = row_text(error_row(line, decode_id(request_id), failure))
             return request_id, line_bytes(text), encode_facts(row_facts(error=failure))
         async with self._gate.slot():
-            if self._rate_limits is not None:
-                # The limiter lives with the driver: if it is gone, so is the job, and the
-                # error rightly ends this task instead of writing rows. A line asking several
-                # vendors spends one request of each.
-                for vendor in request_vendors(parsed):
-                    await self._rate_limits.acquire.remote(vendor)
+            # With a rate limit, every attempt waits for its turn (see _routing).
             text, counted = await request_row(self._routing(), line, parsed)
         return request_id, line_bytes(text), encode_facts(counted)
 
@@ -167,10 +164,25 @@ class RouteRows:
         """Close the router's clients (an actor's are closed with its process)."""
         if self._router is not None:
             await self._router.aclose()
+        if self._builder is not None:
+            await self._builder.aclose()
+
+    async def _acquire(self, key: str) -> None:
+        assert self._rate_limits is not None
+        await self._rate_limits.acquire.remote(key)
 
     def _routing(self) -> UnifiedLLMAdapter:
         if self._router is None:
-            self._router = UnifiedLLMAdapter(self._settings)
+            if self._rate_limits is None:
+                self._router = UnifiedLLMAdapter(self._settings)
+            else:
+                # Every attempt passes the limit, retries included: the router calls gated
+                # adapters, which the builder makes (and closes) on first use. The limiter
+                # lives with the driver: if it is gone, so is the job, and the error rightly
+                # ends this task instead of writing rows.
+                self._builder = UnifiedLLMAdapter(self._settings)
+                gated = gated_adapters(self._builder, self._settings, self._acquire)
+                self._router = UnifiedLLMAdapter(self._settings, adapters=gated)
         return self._router
 
 
