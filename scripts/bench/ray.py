@@ -36,6 +36,9 @@ from targets import load_line, target  # noqa: E402
 
 from support.emulator_process import EmulatorAddresses  # noqa: E402
 
+# This file's directory leads sys.path, where this file would shadow the ray package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
 ROUTING_TARGET = 1.3
 
 
