@@ -50,10 +50,11 @@ Ctrl-C (or SIGTERM) stops feeding new requests, lets those in flight finish for 
 seconds, flushes, prints the summary and exits 130; a second Ctrl-C stops at once.
 
 --engine ray runs the same job on a Ray cluster (needs pip install 'grounding-router[ray]'): the
-input is read, routed by a pool of actors (--actors MIN:MAX, one router each) and written as JSONL
-shards by Ray; OUT is a directory of shards, or, when it ends in .jsonl, one file merged from the
-shards in OUT.shards/. Resume comes from Ray Data's checkpoint (--checkpoint, default
-OUT.checkpoint beside OUT); IN, OUT and the checkpoint may be object-store URIs.
+input is read by a Ray task and routed by a pool of actors (--actors MIN:MAX, one router each),
+which write their rows as JSONL shards within --commit-s seconds of finishing them; OUT is a
+directory of shards, or, when it ends in .jsonl, one file merged from the shards in OUT.shards/.
+Resume comes from the ids committed with each shard (--checkpoint, default OUT.checkpoint beside
+OUT); IN, OUT and the checkpoint may be object-store URIs.
 --ray-address joins a running cluster (auto: the one ray start --head started on this machine);
 without it (or RAY_ADDRESS) a local cluster is started for the run. Ctrl-C waits --grace-s for
 the job to end, then leaves it: committed rows stay, and --resume does the rest.
@@ -121,8 +122,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--actors",
         type=_actor_range,
         metavar="MIN:MAX",
-        help="with --engine ray: routing actors, scaled between MIN and MAX (default 1 to what "
-        "the cluster holds)",
+        help="with --engine ray: routing actors, scaled between MIN and MAX (default: one per "
+        "32 of --concurrency, as many as the cluster holds); --concurrency is split between "
+        "the actors running",
+    )
+    parser.add_argument(
+        "--commit-s",
+        type=float,
+        metavar="S",
+        help="with --engine ray: how long a finished row may wait before its shard is written, "
+        "which is what a killed driver may lose (default 5)",
     )
     parser.add_argument(
         "--checkpoint",
@@ -445,10 +454,14 @@ def _engine(args: argparse.Namespace) -> BatchEngine:
                 "--workers is the local engine's: with --engine ray, --actors MIN:MAX sizes "
                 "the pool that routes"
             )
-        return RayEngine(address=args.ray_address, actors=args.actors, checkpoint=args.checkpoint)
+        commit = {} if args.commit_s is None else {"commit_s": args.commit_s}
+        return RayEngine(
+            address=args.ray_address, actors=args.actors, checkpoint=args.checkpoint, **commit
+        )
     ray_flags = {
         "--ray-address": args.ray_address,
         "--actors": args.actors,
+        "--commit-s": args.commit_s,
         "--checkpoint": args.checkpoint,
     }
     given = [flag for flag, value in ray_flags.items() if value is not None]

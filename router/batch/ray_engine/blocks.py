@@ -2,8 +2,9 @@
 
 A block read from the input holds, per line, its ``request_id`` and line number and either the
 request to route (one provider's, or a line asking several: ``fanout`` says which) or, for a
-line that is no request, its finished error row. A block leaving the
-actors holds finished rows only. Rows travel as the bytes of their output line, so the file a
+line that is no request, its finished error row. The actors commit the finished rows themselves
+(:mod:`.commits`); a block leaving them holds one row, the counts of what it committed
+(:data:`STATS_SCHEMA`). Rows travel as the bytes of their output line, so the file a
 shard ends in holds exactly what the local engine would have written (an Arrow string could not
 hold the lone surrogates a provider's JSON escape may put into an answer).
 """
@@ -16,23 +17,27 @@ import pyarrow as pa
 
 from router.batch import fanout_lines
 from router.batch.fanout_lines import BatchRequest
-from router.batch.stats import RowFacts
+from router.batch.stats import BatchStats, RowFacts
 
 __all__ = [
     "FACTS",
     "FANOUT",
     "INPUT_SCHEMA",
     "LINE",
-    "OUTPUT_SCHEMA",
     "REQUEST",
     "REQUEST_ID",
     "ROW",
+    "STATS",
+    "STATS_SCHEMA",
     "decode_facts",
     "decode_id",
     "decode_request",
     "encode_facts",
     "encode_id",
     "encode_request",
+    "encode_stats",
+    "read_stats",
+    "stats_table",
 ]
 
 REQUEST_ID = "request_id"
@@ -41,6 +46,7 @@ REQUEST = "request"
 ROW = "row"
 FACTS = "facts"
 FANOUT = "fanout"
+STATS = "stats"
 
 INPUT_SCHEMA = pa.schema(
     [
@@ -53,13 +59,7 @@ INPUT_SCHEMA = pa.schema(
     ]
 )
 
-OUTPUT_SCHEMA = pa.schema(
-    [
-        pa.field(REQUEST_ID, pa.binary(), nullable=False),
-        pa.field(ROW, pa.binary(), nullable=False),
-        pa.field(FACTS, pa.binary(), nullable=False),
-    ]
-)
+STATS_SCHEMA = pa.schema([pa.field(STATS, pa.binary(), nullable=False)])
 
 
 def encode_id(request_id: str) -> bytes:
@@ -94,3 +94,17 @@ def encode_facts(facts: RowFacts) -> bytes:
 def decode_facts(data: bytes) -> RowFacts:
     facts: RowFacts = pickle.loads(data)
     return facts
+
+
+def encode_stats(stats: BatchStats) -> bytes:
+    return pickle.dumps(stats)
+
+
+def stats_table(stats: BatchStats) -> pa.Table:
+    """The one-row block a routing actor returns: the counts of the rows it committed."""
+    return pa.table({STATS: [encode_stats(stats)]}, schema=STATS_SCHEMA)
+
+
+def read_stats(table: pa.Table) -> list[BatchStats]:
+    """The counts in a block of :data:`STATS_SCHEMA` rows."""
+    return [pickle.loads(data) for data in table[STATS].to_pylist()]

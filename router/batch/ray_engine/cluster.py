@@ -2,21 +2,19 @@
 
 The sizing rule. Ray Data holds logical CPUs for the life of every actor and task it starts,
 and starts nothing it cannot place, so a job whose parts cannot all be placed at once waits
-forever without an error. A batch job places, at the same time:
+forever without an error. A batch job places, at the same time, its routing actors
+(``ACTOR_CPUS`` each: the work waits on providers, a fraction will do), the task reading the
+input (``TASK_CPUS``) and the task cutting what it read into blocks of rows (Ray Data's
+streaming repartition, a whole CPU: Ray Data gives it no other size); the actors commit their
+own rows, so there is no write task and no checkpoint-filter actor. So the routing actors may
+hold at most the cluster's logical CPUs less ``RESERVED_CPUS``: ``--actors`` is clamped to
+that, and a cluster too small for one actor is refused.
 
-- its routing actors, ``ACTOR_CPUS`` each (the work waits on providers: a fraction will do);
-- the task reading the input and one write task, ``TASK_CPUS`` each;
-- when it resumes from a checkpoint, Ray Data's checkpoint-filter actor, which takes a whole
-  CPU (Ray Data gives it no other size) and which this job keeps to one.
-
-That is the known hang of the checkpoint filter: when the routing actors hold all but less than
-one CPU, a resumed run's filter actor can never be placed, and the job hangs before the first
-row. So the routing actors may hold at most the cluster's logical CPUs less ``RESERVED_CPUS``
-(2): ``--actors`` is clamped to that, and a cluster too small for one actor is refused. The job
-places each stage's actors before the next stage asks for its own (``wait_for_min_actors_s``),
-so the filter's whole CPU is found on one node before the routing actors spread their halves
-over the nodes. A local cluster this process starts gets logical CPUs for one actor per core
-plus the reserve.
+The default pool is fixed, not autoscaled: one actor per ``CALLS_PER_ACTOR`` requests of the
+job's concurrency, as many as fit. Each actor's share of the concurrency is computed from the
+actors running (see :class:`.coordination.JobProgress`), so ``--concurrency`` is the job's
+requests in flight whatever the pool's size. A local cluster this process starts gets logical
+CPUs for one actor per core plus the reserve.
 """
 
 from __future__ import annotations
@@ -26,7 +24,8 @@ import os
 
 __all__ = [
     "ACTOR_CPUS",
-    "FILTER_CPUS",
+    "CALLS_PER_ACTOR",
+    "REPARTITION_CPUS",
     "RESERVED_CPUS",
     "TASK_CPUS",
     "actor_range",
@@ -36,8 +35,10 @@ __all__ = [
 
 ACTOR_CPUS = 0.5
 TASK_CPUS = 0.5
-FILTER_CPUS = 1.0
-RESERVED_CPUS = FILTER_CPUS + 2 * TASK_CPUS
+REPARTITION_CPUS = 1.0
+RESERVED_CPUS = TASK_CPUS + REPARTITION_CPUS
+# Requests in flight one routing actor (one process, one event loop) is given by default.
+CALLS_PER_ACTOR = 32
 
 
 def connect(address: str | None) -> bool:
@@ -69,14 +70,19 @@ def cluster_cpus() -> float:
     return float(resources.get("CPU", 0.0))
 
 
-def actor_range(requested: tuple[int, int] | None, cpus: float) -> tuple[int, int]:
+def actor_range(
+    requested: tuple[int, int] | None, cpus: float, *, concurrency: int = CALLS_PER_ACTOR
+) -> tuple[int, int]:
     """The (min, max) actor pool size for a cluster of ``cpus`` logical CPUs (the rule above)."""
     fits = math.floor((cpus - RESERVED_CPUS) / ACTOR_CPUS + 1e-9)
     if fits < 1:
         raise ValueError(
             f"the Ray cluster has {cpus:g} logical CPUs; a batch job needs at least "
             f"{RESERVED_CPUS + ACTOR_CPUS:g}: {ACTOR_CPUS:g} per routing actor and "
-            f"{RESERVED_CPUS:g} for reading, writing and the checkpoint filter"
+            f"{RESERVED_CPUS:g} for reading the input and cutting it into blocks"
         )
-    low, high = requested or (1, fits)
+    if requested is None:
+        wanted = math.ceil(concurrency / CALLS_PER_ACTOR)
+        return min(wanted, fits), min(wanted, fits)
+    low, high = requested
     return min(low, fits), min(high, fits)

@@ -1,45 +1,62 @@
 """The two small actors a Ray batch job shares between its routing actors and the driver.
 
-:class:`SharedRateLimits` holds one token bucket per vendor for the whole job, so ``max_rps``
-caps the job's request rate, however many actors and nodes run it. :class:`JobProgress` counts
-rows as the write tasks write them, for the progress display. Both live on the driver's node: if
+:class:`SharedRateLimits` holds one limit per vendor and credential for the whole job, so
+``max_rps`` caps the job's request rate per key, however many actors and nodes run it.
+:class:`JobProgress` counts the lines the read task read and skipped, and splits the job's
+concurrency between the routing actors running now. Both live on the driver's node: if
 that node goes, the job goes with it anyway.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import math
+import time
 
 from router.batch.limits import RateLimits
 
 __all__ = ["JobProgress", "SharedRateLimits"]
 
+_RUNNING_S = 60.0  # an actor that asked for no block for this long no longer counts
+
 
 class SharedRateLimits:
-    """One request-rate limiter per vendor; every routing actor waits here before a call."""
+    """One request-rate limit per vendor and credential (:mod:`router.batch.limits`); every
+    routing actor waits here before each attempt of a call, retries included."""
 
     def __init__(self, max_rps: float) -> None:
         self._limits = RateLimits(max_rps)
-        self._granted: Counter[str] = Counter()
 
-    async def acquire(self, vendor: str) -> None:
-        """Return when ``vendor`` may take one more request."""
-        async with self._limits.for_vendor(vendor):
-            self._granted[vendor] += 1
+    async def acquire(self, key: str) -> None:
+        """Return when ``key`` may make one more request."""
+        await self._limits.acquire(key)
 
     def granted(self) -> dict[str, int]:
-        """Requests let through so far, per vendor."""
-        return dict(self._granted)
+        """Requests let through so far, per key."""
+        return dict(self._limits.granted)
 
 
 class JobProgress:
-    """Outcome counts of the rows written so far (what the progress display shows)."""
+    """The input lines the read task has read so far, and how many of them it skipped as
+    committed by an earlier run: the job's total and skipped counts (the driver reads no input).
+    """
 
     def __init__(self) -> None:
-        self._outcomes: Counter[str] = Counter()
+        self._lines = 0
+        self._skipped = 0
+        self._seen: dict[str, float] = {}
 
-    def record(self, outcomes: Counter[str]) -> None:
-        self._outcomes.update(outcomes)
+    def share(self, actor: str, concurrency: int) -> int:
+        """``actor``'s share of the job's ``concurrency``: split between the routing actors
+        that asked in the last minute (the pool running now; an autoscaled pool grows)."""
+        now = time.monotonic()
+        self._seen[actor] = now
+        self._seen = {a: t for a, t in self._seen.items() if now - t < _RUNNING_S}
+        return max(1, math.ceil(concurrency / len(self._seen)))
 
-    def snapshot(self) -> Counter[str]:
-        return self._outcomes
+    def read(self, lines: int, skipped: int) -> None:
+        self._lines += lines
+        self._skipped += skipped
+
+    def snapshot(self) -> tuple[int, int]:
+        """(lines read, lines skipped) so far."""
+        return self._lines, self._skipped

@@ -37,17 +37,20 @@ def run_ray_batch(source: str, output: str, **options: Any) -> BatchSummary:
 class RayEngine:
     """Run the job on a Ray cluster (the ``ray`` extra); the options only this engine knows.
 
-    ``address`` names the cluster to join (``"auto"``: the one started on this machine;
-    default: ``RAY_ADDRESS``, else a local cluster for the run), ``actors`` the (min, max) size
-    of the routing actor pool (default: 1 to what the cluster holds), ``checkpoint`` where Ray
-    Data keeps the ids of committed rows (default: beside the output). The job's paths may then
-    be object-store URIs, and its output a directory of shards unless it ends in ``.jsonl``.
-    Each actor builds its router from the job's settings.
+        ``address`` names the cluster to join (``"auto"``: the one started on this machine;
+        default: ``RAY_ADDRESS``, else a local cluster for the run), ``actors`` the (min, max) size
+        of the routing actor pool (default: 1 to what the cluster holds), ``checkpoint`` where Ray
+        Data keeps the ids of committed rows (default: beside the output), ``commit_s`` how long a
+    finished row may wait before its shard and checkpoint are written (what a killed driver may
+    lose; shorter means more, smaller shards). The job's paths may then
+        be object-store URIs, and its output a directory of shards unless it ends in ``.jsonl``.
+        Each actor builds its router from the job's settings.
     """
 
     address: str | None = None
     actors: tuple[int, int] | None = None
     checkpoint: str | None = None
+    commit_s: float = 5.0
 
     def __post_init__(self) -> None:
         if self.address is not None and not self.address.strip():
@@ -60,6 +63,8 @@ class RayEngine:
                 )
         if self.checkpoint is not None and not self.checkpoint.strip():
             raise ValueError("checkpoint must name a place (or be None for the default)")
+        if not self.commit_s > 0:
+            raise ValueError(f"commit_s must be positive, not {self.commit_s}")
 
     async def run(self, job: BatchJob) -> BatchSummary:
         """Run ``job`` on Ray in a thread; cancelling the call leaves the job behind."""
@@ -83,6 +88,7 @@ class RayEngine:
                 address=self.address,
                 actors=self.actors,
                 checkpoint=self.checkpoint,
+                commit_s=self.commit_s,
             )
         except asyncio.CancelledError:
             abandon.set()  # the job's thread returns at its next look, leaving the job behind

@@ -1,9 +1,10 @@
-"""Run a batch job on Ray Data: read, route on an actor pool, write shards, merge.
+"""Run a batch job on Ray Data: read, route and commit on an actor pool, merge.
 
-The driver reads nothing itself but the line count: the input is read by a Ray task, routed by
-:class:`.route_rows.RouteRows` actors and written by Ray write tasks, with Ray Data's row-level
-checkpoint keyed by ``request_id`` (see :mod:`.layout` for where it lives), so a run killed at
-any point and run again with ``resume`` routes only what has no committed row yet.
+The driver reads no input: one Ray task reads it (leaving out what earlier runs committed),
+:class:`.route_rows.RouteRows` actors route each block and commit its rows as they finish
+(:mod:`.commits`), and what comes back to the driver is a small table of counts per block,
+folded as it arrives. A run killed at any point and run again with ``resume`` routes only what
+has no committed row yet, and loses at most the rows finished in the last ``commit_s`` seconds.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from router.batch.ray_engine.blocks import REQUEST_ID
+from router.batch.ray_engine.blocks import read_stats
 from router.batch.ray_engine.cluster import (
     ACTOR_CPUS,
     TASK_CPUS,
@@ -22,27 +23,27 @@ from router.batch.ray_engine.cluster import (
     cluster_cpus,
     connect,
 )
+from router.batch.ray_engine.commits import recover
 from router.batch.ray_engine.coordination import JobProgress, SharedRateLimits
 from router.batch.ray_engine.layout import (
     Layout,
     absolute,
-    checkpointed_ids,
-    count_input_lines,
+    make_places,
     merge_shards,
     plan_layout,
     prepare,
 )
 from router.batch.ray_engine.route_rows import RouteRows
-from router.batch.ray_engine.sink import RowShards
 from router.batch.ray_engine.source import RequestLines
 from router.batch.stats import BatchStats, BatchSummary
 from router.logging import get_logger
 from router.settings import RouterSettings
 
-__all__ = ["run_job"]
+__all__ = ["DEFAULT_COMMIT_S", "run_job"]
 
 log = get_logger(__name__)
 
+DEFAULT_COMMIT_S = 5.0
 _POLL_S = 0.25
 # Blocks an actor works on at once: a block held up by one slow reply (a Retry-After) leaves the
 # actor's other blocks running.
@@ -69,6 +70,7 @@ def run_job(
     address: str | None,
     actors: tuple[int, int] | None,
     checkpoint: str | None,
+    commit_s: float = DEFAULT_COMMIT_S,
 ) -> BatchSummary:
     """Run the job to its end; see ``arun_batch`` for the options.
 
@@ -82,25 +84,29 @@ def run_job(
     source = absolute(source)
     layout = plan_layout(output, checkpoint)
     prepare(layout, source, resume=resume, overwrite=overwrite)
+    make_places(layout)
+    recover(layout)
     started_cluster = connect(address)
     started = time.perf_counter()
     try:
-        low, high = actor_range(actors, cluster_cpus())
-        live = BatchStats(total=count_input_lines(source), skipped=checkpointed_ids(layout))
+        low, high = actor_range(actors, cluster_cpus(), concurrency=concurrency)
         progress = _on_this_node(JobProgress).remote()
         rate_limits: Any = None
         if max_rps:
             rate_limits = _on_this_node(SharedRateLimits).remote(max_rps)
+        per_actor = max(1, math.ceil(concurrency / low))
         dataset = _dataset(
             source,
             layout,
             settings=settings,
-            lines=live.total,
-            per_actor=max(1, math.ceil(concurrency / high)),
+            progress=progress,
+            rows_per_block=max(_MIN_ROWS_PER_BLOCK, per_actor),
+            concurrency=concurrency,
             actors=(low, high),
+            commit_s=commit_s,
             rate_limits=rate_limits,
         )
-        sink = RowShards(layout.shards, progress=progress)
+        live = BatchStats()
         watch = _Watch(
             progress,
             live,
@@ -109,18 +115,13 @@ def run_job(
             should_abandon=should_abandon,
             grace_s=grace_s,
         )
-        interrupted = watch.run(
-            # As many writers as routing actors at most: a write takes a fraction of a routing
-            # task's time, and each Ray worker process started for more costs an interpreter.
-            lambda: dataset.write_datasink(sink, ray_remote_args=_TASK, concurrency=high)
-        )
-        stats = live
+        interrupted = watch.run(lambda: watch.fold(dataset))
+        watch.look_at_progress()
+        stats = watch.stats()
         if not interrupted:
             if rate_limits is not None:
                 granted = ray.get(rate_limits.granted.remote())
                 log.info("batch_rate_limited", max_rps=max_rps, granted=granted)
-            stats = BatchStats(total=live.total, skipped=live.skipped)
-            stats.merge(sink.stats)
             if layout.merged:
                 merge_shards(layout)
         summary = stats.summary(elapsed_s=time.perf_counter() - started, interrupted=interrupted)
@@ -129,9 +130,6 @@ def run_job(
             ray.shutdown()
     log.info("batch_finished", done=summary.done, skipped=summary.skipped, **summary.outcomes)
     return summary
-
-
-_TASK = {"num_cpus": TASK_CPUS}
 
 
 def _on_this_node(cls: type) -> Any:
@@ -148,49 +146,57 @@ def _dataset(
     layout: Layout,
     *,
     settings: RouterSettings,
-    lines: int,
-    per_actor: int,
+    progress: Any,
+    rows_per_block: int,
+    concurrency: int,
     actors: tuple[int, int],
+    commit_s: float,
     rate_limits: Any,
 ) -> Any:
-    """The job's dataset: the input read, checkpoint-filtered and routed (not yet written)."""
+    """The job's dataset: the input read (committed lines left out) and routed, committed."""
     import ray
     from ray.data import ActorPoolStrategy
-    from ray.data.checkpoint import CheckpointConfig
 
-    # Blocks of what an actor runs at once: small enough that the actors share the input and a
-    # kill costs little work, large enough that rows, not Ray tasks, take the time. A block is
-    # routed by one task and written as one shard with one checkpoint file.
-    blocks = max(1, math.ceil(lines / max(_MIN_ROWS_PER_BLOCK, per_actor)))
-    dataset = ray.data.read_datasource(
-        RequestLines(source, secrets=settings.secret_values()),
-        num_cpus=TASK_CPUS,
-        override_num_blocks=blocks,
-    ).map_batches(
-        RouteRows,
-        fn_constructor_args=(settings,),
-        fn_constructor_kwargs={"concurrency": per_actor, "rate_limits": rate_limits},
-        batch_size=None,
-        batch_format="pyarrow",
-        zero_copy_batch=True,
-        compute=ActorPoolStrategy(
-            min_size=actors[0],
-            max_size=actors[1],
-            max_concurrent_calls_per_actor=_BLOCKS_PER_ACTOR,
-        ),
-        num_cpus=ACTOR_CPUS,
+    # Blocks of what an actor routes at once: small enough that the actors share the input and
+    # a lost actor costs little work, large enough that rows, not Ray tasks, take the time. The
+    # read task cuts them to size itself (Ray Data splitting one read's output, its
+    # override_num_blocks, cut a resumed run's few rows into one-row blocks), and a streaming
+    # repartition by rows keeps them so (a read task's output is merged up to a block's bytes).
+    dataset = (
+        ray.data.read_datasource(
+            RequestLines(
+                source,
+                layout,
+                rows_per_block=rows_per_block,
+                progress=progress,
+                secrets=settings.secret_values(),
+            ),
+            num_cpus=TASK_CPUS,
+            override_num_blocks=1,
+        )
+        .repartition(target_num_rows_per_block=rows_per_block)
+        .map_batches(
+            RouteRows,
+            fn_constructor_args=(settings, layout),
+            fn_constructor_kwargs={
+                "concurrency": concurrency,
+                "commit_s": commit_s,
+                "shares": progress,
+                "rate_limits": rate_limits,
+            },
+            batch_size=rows_per_block,
+            batch_format="pyarrow",
+            zero_copy_batch=True,
+            compute=ActorPoolStrategy(
+                min_size=actors[0],
+                max_size=actors[1],
+                max_concurrent_calls_per_actor=_BLOCKS_PER_ACTOR,
+            ),
+            num_cpus=ACTOR_CPUS,
+        )
     )
     context = dataset.context
-    context.checkpoint_config = CheckpointConfig(
-        id_column=REQUEST_ID,
-        checkpoint_path=layout.checkpoint,
-        delete_checkpoint_on_success=False,  # a run after a finished one must skip every id
-    )
-    # One filter actor: it is the whole CPU the sizing rule reserves for it (see .cluster).
-    context.checkpoint_config.checkpoint_actor_pool_max_size = 1
-    # Each stage's actors are placed before the next stage asks for its own: the filter's whole
-    # CPU is taken before the routing actors spread over the nodes, and actors that cannot be
-    # placed end the job with that error instead of a wait without end.
+    # Actors that cannot be placed end the job with that error instead of a wait without end.
     context.wait_for_min_actors_s = _ACTOR_PLACEMENT_S
     context.enable_progress_bars = False
     return dataset
@@ -215,6 +221,21 @@ class _Watch:
         self._should_stop = should_stop
         self._should_abandon = should_abandon
         self._grace_s = grace_s
+        self._lock = threading.Lock()
+
+    def fold(self, dataset: Any) -> None:
+        """Execute the job, adding each block's counts to the live ones as they arrive."""
+        for block in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for counted in read_stats(block):
+                with self._lock:
+                    self._live.merge(counted)
+
+    def stats(self) -> BatchStats:
+        """A copy of the counts so far."""
+        with self._lock:
+            copy = BatchStats(total=self._live.total, skipped=self._live.skipped)
+            copy.merge(self._live)
+        return copy
 
     def run(self, execute: Callable[[], None]) -> bool:
         """Execute the job; True when it was left before its end."""
@@ -231,7 +252,9 @@ class _Watch:
         deadline: float | None = None
         while runner.is_alive():
             runner.join(_POLL_S)
-            self._look_at_progress()
+            self.look_at_progress()
+            if self._on_progress is not None:
+                self._on_progress(self.stats())
             if deadline is None and self._should_stop():
                 log.warning("batch_stopping", grace_s=self._grace_s)
                 deadline = time.monotonic() + self._grace_s
@@ -241,13 +264,14 @@ class _Watch:
             raise failure[0]
         return False  # ended within the grace time: every row is written
 
-    def _look_at_progress(self) -> None:
-        """Show the counts so far; a lost progress actor costs the display, never the job."""
+    def look_at_progress(self) -> None:
+        """Take the lines read and skipped so far; a lost progress actor costs the display."""
         import ray
 
         try:
-            self._live.outcomes = ray.get(self._progress.snapshot.remote())
+            lines, skipped = ray.get(self._progress.snapshot.remote())
         except ray.exceptions.RayError as exc:
             log.warning("batch_progress_unavailable", error=type(exc).__name__)
-        if self._on_progress is not None:
-            self._on_progress(self._live)
+            return
+        with self._lock:
+            self._live.total, self._live.skipped = lines, skipped

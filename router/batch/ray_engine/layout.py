@@ -28,12 +28,12 @@ __all__ = [
     "Layout",
     "MergeResult",
     "absolute",
-    "checkpointed_ids",
-    "count_input_lines",
     "input_lines",
+    "make_places",
     "merge_shards",
     "plan_layout",
     "prepare",
+    "resolve",
 ]
 
 log = get_logger(__name__)
@@ -84,7 +84,7 @@ def prepare(layout: Layout, source: str, *, resume: bool, overwrite: bool) -> No
     """
     if resume and overwrite:
         raise ValueError("resume and overwrite contradict each other: choose one")
-    source_fs, source_path = _resolve(source)
+    source_fs, source_path = resolve(source)
     if source_fs.get_file_info(source_path).type != pafs.FileType.File:
         raise FileNotFoundError(f"input file not found: {source}")
     for place in (layout.merged, layout.shards, layout.checkpoint):
@@ -99,7 +99,7 @@ def prepare(layout: Layout, source: str, *, resume: bool, overwrite: bool) -> No
         for directory in (layout.shards, layout.checkpoint):
             _delete_files(directory, list(_files(directory)))
         if layout.merged:
-            fs, path = _resolve(layout.merged)
+            fs, path = resolve(layout.merged)
             fs.delete_file(path)
         return
     if not resume:
@@ -115,24 +115,11 @@ def input_lines(stream: Any) -> Iterator[Line]:
     return (line for line in lines if not line.blank)
 
 
-def count_input_lines(source: str) -> int:
-    """The non-blank lines of the input (the progress total), streamed."""
-    fs, path = _resolve(source)
-    with fs.open_input_stream(path) as stream:
-        return sum(1 for _ in input_lines(stream))
-
-
-def checkpointed_ids(layout: Layout) -> int:
-    """How many request_ids earlier runs committed (pending checkpoints are not done)."""
-    import pyarrow.parquet as pq
-
-    fs, _ = _resolve(layout.checkpoint)
-    committed = [
-        info.path
-        for info in _files(layout.checkpoint)
-        if not info.base_name.endswith(".pending.parquet")
-    ]
-    return sum(pq.read_metadata(path, filesystem=fs).num_rows for path in committed)
+def make_places(layout: Layout) -> None:
+    """Create the shard and checkpoint directories (the routing actors commit into them)."""
+    for directory in (layout.shards, layout.checkpoint):
+        fs, path = resolve(directory)
+        fs.create_dir(path, recursive=True)
 
 
 def merge_shards(layout: Layout) -> MergeResult:
@@ -142,7 +129,7 @@ def merge_shards(layout: Layout) -> MergeResult:
     row written twice by a task that outlived its job (see the README's guarantee).
     """
     assert layout.merged is not None
-    fs, merged_path = _resolve(layout.merged)
+    fs, merged_path = resolve(layout.merged)
     partial = f"{merged_path}.partial"
     seen: set[str] = set()
     rows = duplicates = unreadable = 0
@@ -168,7 +155,7 @@ def merge_shards(layout: Layout) -> MergeResult:
     return MergeResult(rows=rows, duplicates_dropped=duplicates, unreadable_lines=unreadable)
 
 
-def _resolve(place: str) -> tuple[Any, str]:
+def resolve(place: str) -> tuple[Any, str]:
     """The filesystem and path of a local path or an object-store URI."""
     if "://" in place:
         fs, path = pafs.FileSystem.from_uri(place)
@@ -186,13 +173,13 @@ def _same_place(source: str, place: str) -> bool:
 
 
 def _files(directory: str) -> Iterator[Any]:
-    fs, path = _resolve(directory)
+    fs, path = resolve(directory)
     selector = pafs.FileSelector(path, recursive=False, allow_not_found=True)
     return iter(fs.get_file_info(selector))
 
 
 def _own_files(directory: str, suffixes: str | tuple[str, ...], what: str) -> int:
-    fs, path = _resolve(directory)
+    fs, path = resolve(directory)
     kind = fs.get_file_info(path).type
     if kind == pafs.FileType.NotFound:
         return 0
@@ -213,13 +200,13 @@ def _own_files(directory: str, suffixes: str | tuple[str, ...], what: str) -> in
 
 
 def _delete_files(directory: str, infos: list[Any]) -> None:
-    fs, _ = _resolve(directory)
+    fs, _ = resolve(directory)
     for info in infos:
         fs.delete_file(info.path)
 
 
 def _file_size(place: str) -> int:
-    fs, path = _resolve(place)
+    fs, path = resolve(place)
     info = fs.get_file_info(path)
     if info.type == pafs.FileType.NotFound:
         return 0

@@ -153,12 +153,41 @@ def test_rows_are_the_local_engines_rows(finished: FinishedRun, tmp_path: Path) 
     assert on_ray == local
 
 
-def test_rate_limit_is_one_bucket_for_the_job(finished: FinishedRun) -> None:
-    """With max_rps, every request of every actor passes the job's one shared limiter."""
+def test_rate_limit_gates_every_attempt(finished: FinishedRun) -> None:
+    """With max_rps, every attempt of every actor, retries included, passes the job's shared
+    limiter: one grant per call the emulator saw, kept per vendor and credential."""
     (limited,) = [event for event in finished.events if event["event"] == "batch_rate_limited"]
-    routed = [planned for planned in finished.plan.values() if planned.calls]
-    # One grant per request routed, as in the local engine: its retries happen inside it.
-    assert sum(limited["granted"].values()) == len(routed)
+    assert sum(limited["granted"].values()) == finished.calls
+    assert {key.split(":")[0] for key in limited["granted"]} == {"openai", "vertex"}
+
+
+def busiest_second(times: list[float]) -> int:
+    """The most calls in any half-open 1-second window."""
+    times = sorted(times)
+    return max(sum(1 for t in times[i:] if t - start < 1.0) for i, start in enumerate(times))
+
+
+def test_no_second_at_the_emulator_exceeds_the_rate(
+    ray_address: str, emulator: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At max_rps 10, no 1-second window of arrivals at the emulator holds more than 11 calls
+    of one vendor, retries (the plan's 429s and 500s) included and counted."""
+    import time
+
+    arrivals: list[tuple[float, str | None]] = []
+    log = emulator._log  # stamp each request as the emulator records it
+    record = log.add
+    monkeypatch.setattr(
+        log, "add", lambda entry: (arrivals.append((time.monotonic(), entry.api)), record(entry))
+    )
+    plan = write_plan(tmp_path / "in.jsonl", 60, salt=tmp_path.name)
+    emulator.clear_requests()
+    with_limit = run_on_ray(tmp_path / "in.jsonl", tmp_path / "out.jsonl", emulator, max_rps=10)
+    check_rows(read_rows(tmp_path / "out.jsonl"), plan)
+    assert with_limit.done == len(plan)
+    assert len(arrivals) == planned_calls(plan) > len([p for p in plan.values() if p.calls])
+    for api in {api for _, api in arrivals}:
+        assert busiest_second([t for t, each in arrivals if each == api]) <= 11, api
 
 
 def test_a_finished_run_resumed_routes_nothing(finished: FinishedRun, emulator: Emulator) -> None:

@@ -8,15 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from router.batch.ray_engine.cluster import RESERVED_CPUS, actor_range
 from router.batch.ray_engine.layout import (
     Layout,
-    checkpointed_ids,
-    count_input_lines,
     merge_shards,
     plan_layout,
     prepare,
@@ -60,11 +56,6 @@ def test_any_other_output_is_a_directory_of_shards() -> None:
 def test_checkpoint_path_may_be_given() -> None:
     """--checkpoint puts the checkpoint where it says (a path every node can reach)."""
     assert plan_layout("out", "/mnt/shared/ckpt").checkpoint == "/mnt/shared/ckpt"
-
-
-def test_count_input_lines_skips_blank_lines(source: str) -> None:
-    """The progress total counts the lines the reader turns into rows."""
-    assert count_input_lines(source) == 2
 
 
 def test_existing_results_need_resume_or_overwrite(source: str, tmp_path: Path) -> None:
@@ -133,20 +124,12 @@ def test_merge_keeps_the_first_row_of_each_id(tmp_path: Path) -> None:
     assert (result.rows, result.duplicates_dropped, result.unreadable_lines) == (3, 1, 1)
 
 
-def test_checkpointed_ids_count_committed_files_only(tmp_path: Path) -> None:
-    """Ids in a pending checkpoint file are not done: Ray Data rolls them back."""
-    layout = plan_layout(str(tmp_path / "out"))
-    Path(layout.checkpoint).mkdir()
-    ids = pa.table({"request_id": ["a", "b"]})
-    pq.write_table(ids, Path(layout.checkpoint) / "x_000000.parquet")
-    pq.write_table(ids, Path(layout.checkpoint) / "x_000001.pending.parquet")
-    assert checkpointed_ids(layout) == 2
-
-
 @pytest.mark.parametrize(
     ("cpus", "requested", "expected"),
     [
-        (RESERVED_CPUS + 1, None, (1, 2)),
+        (RESERVED_CPUS + 1, None, (2, 2)),
+        (RESERVED_CPUS + 8, None, (2, 2)),
+        (RESERVED_CPUS + 0.5, None, (1, 1)),
         (RESERVED_CPUS + 1, (2, 8), (2, 2)),
         (RESERVED_CPUS + 4, (1, 3), (1, 3)),
         (RESERVED_CPUS + 0.5, (4, 4), (1, 1)),
@@ -155,8 +138,9 @@ def test_checkpointed_ids_count_committed_files_only(tmp_path: Path) -> None:
 def test_actors_leave_the_reserve_free(
     cpus: float, requested: tuple[int, int] | None, expected: tuple[int, int]
 ) -> None:
-    """The routing actors hold at most the cluster's CPUs less the reserve (cluster.py)."""
-    assert actor_range(requested, cpus) == expected
+    """The routing actors hold at most the cluster's CPUs less the reserve (cluster.py); by
+    default one per 32 requests of a concurrency of 64, in a pool of fixed size."""
+    assert actor_range(requested, cpus, concurrency=64) == expected
 
 
 def test_a_cluster_without_room_for_one_actor_is_refused() -> None:

@@ -1,0 +1,89 @@
+"""Request-rate limits: spacing that keeps every 1-second window within the rate, per key, and
+every attempt of a call gated, retries included. Time is a clock the test advances."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from router.batch.limits import GatedAdapter, RateLimits, credential_key
+from router.settings import RouterSettings
+
+
+def busiest_window(times: list[float], width: float = 1.0) -> int:
+    """The most events in any half-open window of ``width`` seconds."""
+    times = sorted(times)
+    return max(sum(1 for t in times[i:] if t - start < width) for i, start in enumerate(times))
+
+
+def grant_times(rate: float, requests: int, keys: list[str]) -> dict[str, list[float]]:
+    """When each of ``requests`` made at time 0 (round-robin over ``keys``) may start: the
+    clock stands still, so a request starts when the wait the limiter gives it ends."""
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    limits = RateLimits(rate, clock=lambda: 0.0, sleep=sleep)
+    granted: dict[str, list[float]] = {key: [] for key in keys}
+
+    async def all_at_once() -> None:
+        for n in range(requests):
+            key = keys[n % len(keys)]
+            before = len(waits)
+            await limits.acquire(key)
+            granted[key].append(waits[before] if len(waits) > before else 0.0)
+
+    asyncio.run(all_at_once())
+    return granted
+
+
+@pytest.mark.parametrize("rate", [1, 10, 2.5])
+def test_no_second_holds_more_than_the_rate_plus_one(rate: float) -> None:
+    """100 requests at once: each may start 1/rate after the one before, never in a burst."""
+    (times,) = grant_times(rate, 100, ["openai"]).values()
+    assert times[:3] == [0.0, pytest.approx(1 / rate), pytest.approx(2 / rate)]
+    assert busiest_window(times) <= rate + 1
+
+
+def test_each_key_has_its_own_limit() -> None:
+    """Two keys at 10 rps: each gets 10 a second, neither waits for the other."""
+    granted = grant_times(10, 40, ["openai:a", "openai:b"])
+    assert granted["openai:a"] == granted["openai:b"]
+    assert busiest_window(granted["openai:a"]) <= 11
+
+
+def test_credential_keys_tell_keys_apart_and_hide_them() -> None:
+    """Two API keys of one vendor are two limits; the key names the vendor, not the secret."""
+    one = credential_key(RouterSettings(openai_api_key="sk-one"), "openai")
+    two = credential_key(RouterSettings(openai_api_key="sk-two"), "openai")
+    assert one != two
+    assert one.startswith("openai:")
+    assert "sk-one" not in one
+
+
+class Attempts:
+    """An adapter whose calls are counted."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def acomplete(self, request: Any, settings: Any) -> Any:
+        self.calls += 1
+        return "reply"
+
+
+async def test_every_attempt_waits_for_its_turn() -> None:
+    """Each call of a gated adapter (a first attempt or a retry) takes one turn of its key."""
+    acquired: list[str] = []
+
+    async def acquire(key: str) -> None:
+        acquired.append(key)
+
+    inner = Attempts()
+    adapter = GatedAdapter(lambda: inner, "openai:k", acquire)  # type: ignore[arg-type,return-value]
+    for _ in range(3):
+        await adapter.acomplete(None, None)  # type: ignore[arg-type]
+    assert (acquired, inner.calls) == (["openai:k"] * 3, 3)
