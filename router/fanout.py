@@ -23,6 +23,7 @@ from adapters.registry import provider
 from router.aggregate import Aggregate, aggregate, spec_view
 from router.errors import FanoutError, RequestValidationError, RouterError
 from router.router import RequestInput, UnifiedLLMAdapter, shared_router
+from router.schema import SCHEMA_VERSION
 from router.tracing import NoSpan, OperationSpan
 from router.types import LLMRequest, LLMResponse
 
@@ -51,14 +52,19 @@ class FanoutResult:
         return {v: o for v, o in self.outcomes.items() if isinstance(o, RouterError)}
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able view: per provider ``{ok, response | error}``, and the aggregate."""
+        """A JSON-able view: its ``schema_version`` (:mod:`router.schema`), per provider
+        ``{ok, response | error}``, and the aggregate."""
         providers: dict[str, Any] = {}
         for vendor, outcome in self.outcomes.items():
             if isinstance(outcome, LLMResponse):
                 providers[vendor] = {"ok": True, "response": outcome.model_dump(mode="json")}
             else:
                 providers[vendor] = {"ok": False, "error": outcome.to_dict()}
-        return {"providers": providers, "aggregate": self.aggregate.to_dict()}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "providers": providers,
+            "aggregate": self.aggregate.to_dict(),
+        }
 
     def to_spec(self) -> dict[str, Any]:
         """The multi-provider seed's shape: ``citations`` and ``providers`` in request order.

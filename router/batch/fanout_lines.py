@@ -10,7 +10,7 @@ list, models or require, or a request one of the vendors cannot take, is the lin
 
 Its row, one per line as always::
 
-    {"request_id", "ok", "line",
+    {"schema_version", "request_id", "ok", "line",
      "request": {"vendors", "models", "require", "grounded", "grounding_mode", "user_location"},
      "fanout": {"providers": {vendor: {"ok": true, "response": {...}}
                                      | {"ok": false, "error": {...}}},
@@ -39,6 +39,7 @@ from router.batch.stats import RowFacts, fanout_facts, row_facts
 from router.errors import FanoutError, RequestValidationError, RouterError
 from router.fanout import FanoutResult, Require, aroute_many, plan_requests
 from router.logging import get_logger
+from router.schema import SCHEMA_VERSION
 from router.types import LLMRequest
 
 if TYPE_CHECKING:
@@ -222,6 +223,7 @@ def _row(
     unmet: FanoutError | None,
 ) -> dict[str, Any]:
     row: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "request_id": request_id,
         "ok": unmet is None,
         "line": line,

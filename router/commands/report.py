@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from router.commands.exit_codes import ExitCode
+from router.schema import SchemaVersionError
 
 __all__ = ["register"]
 
@@ -55,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         counts, rows = write_report_file(args.file, target, title=args.title)
     except OSError as exc:
+        print(f"grounding-router report: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    except SchemaVersionError as exc:
         print(f"grounding-router report: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     skipped = counts.unreadable_lines + counts.unknown_records
