@@ -37,7 +37,7 @@ from router.batch.output import (
 )
 from router.batch.stats import RowFacts, fanout_facts, row_facts
 from router.errors import FanoutError, RequestValidationError, RouterError
-from router.fanout import FanoutResult, Require, aroute_many, plan_requests
+from router.fanout import FanoutResult, Require, plan_requests
 from router.logging import get_logger
 from router.schema import SCHEMA_VERSION
 from router.types import LLMRequest
@@ -182,12 +182,8 @@ async def fanout_row(
         )
         summary = _summary(planned, request.require)
         try:
-            result = await aroute_many(
-                request.fields,
-                request.vendors,
-                models=request.models,
-                require=request.require,
-                router=router,
+            result = await router.aroute_many(
+                request.fields, request.vendors, models=request.models, require=request.require
             )
             unmet: FanoutError | None = None
         except FanoutError as error:
