@@ -16,13 +16,16 @@ row. So the routing actors may hold at most the cluster's logical CPUs less ``RE
 places each stage's actors before the next stage asks for its own (``wait_for_min_actors_s``),
 so the filter's whole CPU is found on one node before the routing actors spread their halves
 over the nodes. A local cluster this process starts gets logical CPUs for one actor per core
-plus the reserve.
+plus the reserve, and is torn down with the run however the driver ends (:func:`disconnect`,
+and :mod:`router.batch.ray_engine.reaper` when the driver is killed).
 """
 
 from __future__ import annotations
 
 import math
 import os
+
+from router.batch.ray_engine.reaper import Reaper, children, descendants, watch
 
 __all__ = [
     "ACTOR_CPUS",
@@ -32,6 +35,7 @@ __all__ = [
     "actor_range",
     "cluster_cpus",
     "connect",
+    "disconnect",
 ]
 
 ACTOR_CPUS = 0.5
@@ -52,6 +56,7 @@ def connect(address: str | None) -> bool:
     if ray.is_initialized():
         return False
     joining = address or os.environ.get("RAY_ADDRESS")
+    before = set() if joining else children(os.getpid())
     ray.init(
         address=joining or "local",
         num_cpus=None if joining else math.ceil(RESERVED_CPUS + ACTOR_CPUS * (os.cpu_count() or 1)),
@@ -59,7 +64,26 @@ def connect(address: str | None) -> bool:
         log_to_driver=False,
         configure_logging=False,
     )
+    if not joining:  # the processes of the cluster this call started, watched from outside
+        global _reaper  # noqa: PLW0603 - one local cluster per driver process
+        _reaper = watch(descendants(children(os.getpid()) - before))
     return True
+
+
+_reaper: Reaper | None = None
+
+
+def disconnect() -> None:
+    """Shut down the cluster :func:`connect` started, and whatever of it outlives the shutdown."""
+    global _reaper
+    import ray
+
+    try:
+        ray.shutdown()
+    finally:
+        reaper, _reaper = _reaper, None
+        if reaper is not None:
+            reaper.close()
 
 
 def cluster_cpus() -> float:
