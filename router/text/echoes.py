@@ -17,6 +17,7 @@ from the redacted answer.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,9 +102,36 @@ def redact_citation(citation: Citation, offsets: Offsets) -> Citation:
     return copy  # type: ignore[return-value]
 
 
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif depth < _MAX_DEPTH and isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key, depth + 1)
+            yield from _strings(item, depth + 1)
+    elif depth < _MAX_DEPTH and isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+def _holds_a_secret(response: LLMResponse) -> bool:
+    """One scan over every text of the response (no secret's spelling holds a NUL)."""
+    texts = [
+        response.content,
+        response.model_version or "",
+        response.search_entry_point or "",
+        *response.web_search_queries,
+        *_strings(response.parsed),
+        *_strings(response.metadata),  # at assembly its citations are the response's
+        *(() if "citations" in response.metadata else _strings(list(response.citations))),
+        *_strings(list(response.attributions)),
+    ]
+    return bool(strong_secret_spans("\0".join(texts)))
+
+
 def redacted_response(response: LLMResponse) -> LLMResponse:
     """``response`` with no strong secret left in any text it carries (itself when none is)."""
-    if not strong_secrets_registered():
+    if not strong_secrets_registered() or not _holds_a_secret(response):
         return response
     content, offsets = redact_content(response.content)
     citations = [redact_citation(citation, offsets) for citation in response.citations]
