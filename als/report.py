@@ -56,6 +56,7 @@ from als.cost import SourceCost
 from als.fanout_rows import provider_rows
 from als.overlap import ProviderOverlap
 from router.logging import get_logger
+from router.schema import check_schema_version
 from router.text.jsonl import UnreadableLineError, loads, read_lines
 
 __all__ = ["DEFAULT_GROUP_BY", "GROUP_KEYS", "ALSReport", "GroupReport", "build_report"]
@@ -316,9 +317,12 @@ def build_report(
     rows: Iterable[object] = (
         _read_rows(Path(source)) if isinstance(source, str | os.PathLike) else source
     )
+    name = str(source) if isinstance(source, str | os.PathLike) else "row"
     groups: dict[GroupKey, GroupReport] = {}
     report = ALSReport(by=keys, groups=[])
-    for line in rows:
+    for number, line in enumerate(rows, start=1):
+        if isinstance(line, Mapping):  # a row of a newer major version is refused, clearly
+            check_schema_version(line, f"{name} line {number}")
         report.overlap.add(line)
         for row in provider_rows(line):
             outcome = _outcome(row)

@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from router.errors import RouterError as RouterError
     from router.extraction import extract as extract
     from router.fanout import FanoutResult as FanoutResult
-    from router.fanout import aroute_many as aroute_many
-    from router.fanout import route_many as route_many
     from router.grounding import GroundingPolicy as GroundingPolicy
     from router.grounding import GroundingReport as GroundingReport
     from router.grounding import lexical as lexical
@@ -40,8 +38,10 @@ if TYPE_CHECKING:
     from router.router import Router as Router
     from router.router import UnifiedLLMAdapter as UnifiedLLMAdapter
     from router.router import aroute as aroute
+    from router.router import aroute_many as aroute_many
     from router.router import astream as astream
     from router.router import route as route
+    from router.router import route_many as route_many
     from router.router import stream as stream
     from router.settings import RouterSettings as RouterSettings
     from router.streaming import CitationDelta as CitationDelta

@@ -1,4 +1,10 @@
-"""One question to several providers at once: ``route_many`` / ``aroute_many``.
+"""One question to several providers at once: what ``route_many`` / ``aroute_many`` do.
+
+``Router.route_many`` / ``Router.aroute_many`` (and the module-level functions of
+:mod:`router.router`, which use the process-wide router when none is given) hand themselves
+to :func:`fan_out` / :func:`afan_out`; this module never imports the router, only asks it to
+route (:class:`Routes`), so the two do not import each other. The twins share every decision
+(:func:`plan_requests`, the span, :func:`_finished`); they differ only in how the calls run.
 
 The request is sent to each vendor concurrently through one router (its clients, retries and
 validators), with that vendor's model: ``models[vendor]``, else the request's own model when it
@@ -17,18 +23,36 @@ import contextvars
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from adapters.registry import provider
 from router.aggregate import Aggregate, aggregate, spec_view
 from router.errors import FanoutError, RequestValidationError, RouterError
-from router.router import RequestInput, UnifiedLLMAdapter, shared_router
-from router.tracing import NoSpan, OperationSpan
+from router.schema import SCHEMA_VERSION
+from router.settings import RouterSettings
+from router.tracing import NoSpan, OperationSpan, Tracing
 from router.types import LLMRequest, LLMResponse
 
-__all__ = ["FanoutResult", "Require", "aroute_many", "route_many"]
+__all__ = ["FanoutResult", "Require", "Routes", "afan_out", "fan_out", "plan_requests"]
 
 Require = Literal["any", "all"]
+RequestInput = LLMRequest | Mapping[str, Any]  # as router.router.RequestInput
+
+
+class Routes(Protocol):
+    """What a fan-out needs of a router (``router.router.Router`` is one)."""
+
+    @property
+    def settings(self) -> RouterSettings: ...
+
+    @property
+    def tracing(self) -> Tracing: ...
+
+    def route(self, request: LLMRequest) -> LLMResponse: ...
+
+    async def aroute(self, request: LLMRequest) -> LLMResponse: ...
+
+
 # The span over a fan-out; each provider's call is a child span of it (router.tracing).
 FANOUT_SPAN = "grounding_router.route_many"
 
@@ -51,14 +75,19 @@ class FanoutResult:
         return {v: o for v, o in self.outcomes.items() if isinstance(o, RouterError)}
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able view: per provider ``{ok, response | error}``, and the aggregate."""
+        """A JSON-able view: its ``schema_version`` (:mod:`router.schema`), per provider
+        ``{ok, response | error}``, and the aggregate."""
         providers: dict[str, Any] = {}
         for vendor, outcome in self.outcomes.items():
             if isinstance(outcome, LLMResponse):
                 providers[vendor] = {"ok": True, "response": outcome.model_dump(mode="json")}
             else:
                 providers[vendor] = {"ok": False, "error": outcome.to_dict()}
-        return {"providers": providers, "aggregate": self.aggregate.to_dict()}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "providers": providers,
+            "aggregate": self.aggregate.to_dict(),
+        }
 
     def to_spec(self) -> dict[str, Any]:
         """The multi-provider seed's shape: ``citations`` and ``providers`` in request order.
@@ -70,21 +99,21 @@ class FanoutResult:
         return spec_view(self.outcomes)
 
 
-def route_many(
+def fan_out(
+    router: Routes,
     request: RequestInput,
     vendors: Sequence[str],
     *,
     models: Mapping[str, str] | None = None,
     require: Require = "any",
-    router: UnifiedLLMAdapter | None = None,
 ) -> FanoutResult:
-    """Ask every vendor of ``vendors`` the same question at once (threads); see the module."""
-    chosen, requests = _planned(request, vendors, models, require, router)
-    with _fanout_span(chosen, requests, require) as span:
+    """Ask every vendor of ``vendors`` the same question through ``router``, at once (threads)."""
+    requests = plan_requests(request, vendors, models=models, require=require, router=router)
+    with _fanout_span(router, requests, require) as span:
         with ThreadPoolExecutor(max_workers=len(requests), thread_name_prefix="route_many") as pool:
             # Each thread runs in a copy of this context, so the calls' spans are children.
             futures = {
-                vendor: pool.submit(contextvars.copy_context().run, _outcome, chosen, each)
+                vendor: pool.submit(contextvars.copy_context().run, _outcome, router, each)
                 for vendor, each in requests.items()
             }
             outcomes = {vendor: future.result() for vendor, future in futures.items()}
@@ -92,37 +121,25 @@ def route_many(
         return _finished(outcomes, require)
 
 
-async def aroute_many(
+async def afan_out(
+    router: Routes,
     request: RequestInput,
     vendors: Sequence[str],
     *,
     models: Mapping[str, str] | None = None,
     require: Require = "any",
-    router: UnifiedLLMAdapter | None = None,
 ) -> FanoutResult:
-    """The async twin of :func:`route_many`: one task per vendor on the running loop."""
-    chosen, requests = _planned(request, vendors, models, require, router)
-    with _fanout_span(chosen, requests, require) as span:
-        results = await asyncio.gather(*(_aoutcome(chosen, each) for each in requests.values()))
+    """The async twin of :func:`fan_out`: one task per vendor on the running loop."""
+    requests = plan_requests(request, vendors, models=models, require=require, router=router)
+    with _fanout_span(router, requests, require) as span:
+        results = await asyncio.gather(*(_aoutcome(router, each) for each in requests.values()))
         outcomes = dict(zip(requests, results, strict=True))
         span.set(_outcome_attributes(outcomes))
         return _finished(outcomes, require)
 
 
-def _planned(
-    request: RequestInput,
-    vendors: Sequence[str],
-    models: Mapping[str, str] | None,
-    require: Require,
-    router: UnifiedLLMAdapter | None,
-) -> tuple[UnifiedLLMAdapter, dict[str, LLMRequest]]:
-    """The router to ask (the given one, else the process-wide one) and each vendor's request."""
-    chosen = router or shared_router()
-    return chosen, plan_requests(request, vendors, models=models, require=require, router=chosen)
-
-
 def _fanout_span(
-    router: UnifiedLLMAdapter, requests: Mapping[str, LLMRequest], require: str
+    router: Routes, requests: Mapping[str, LLMRequest], require: str
 ) -> OperationSpan | NoSpan:
     return router.tracing.operation(FANOUT_SPAN, _fanout_attributes(requests, require))
 
@@ -133,7 +150,7 @@ def plan_requests(
     *,
     models: Mapping[str, str] | None = None,
     require: str = "any",
-    router: UnifiedLLMAdapter | None = None,
+    router: Routes | None = None,
 ) -> dict[str, LLMRequest]:
     """One validated request per vendor, each with that vendor's model (see the module).
 
@@ -217,14 +234,14 @@ def _request_fields(request: RequestInput) -> dict[str, Any]:
     return dict(request)
 
 
-def _outcome(router: UnifiedLLMAdapter, request: LLMRequest) -> LLMResponse | RouterError:
+def _outcome(router: Routes, request: LLMRequest) -> LLMResponse | RouterError:
     try:
         return router.route(request)
     except RouterError as error:
         return error
 
 
-async def _aoutcome(router: UnifiedLLMAdapter, request: LLMRequest) -> LLMResponse | RouterError:
+async def _aoutcome(router: Routes, request: LLMRequest) -> LLMResponse | RouterError:
     try:
         return await router.aroute(request)
     except RouterError as error:

@@ -27,7 +27,9 @@ scrubbed so the response can always be written out. The response is built with
 adapter's ``AdapterResult``, the request, the cost), and validating the citations once more
 copied each citation dict on every call for nothing. The tests hold that every assembled
 response validates (``LLMResponse.model_validate`` of its dump gives it back), for every
-recorded reply and every vendor's emulated call.
+recorded reply and every vendor's emulated call. A provider that quotes the caller's key in its
+answer does not hand it to the caller: assembly ends by redacting strong secrets from every text
+the response carries (:mod:`router.text.echoes`), before the validators see it.
 
 Only ``RouterError`` subclasses leave the router: :func:`guarded` / :func:`aguarded` turn
 anything else into one (never retried).
@@ -53,6 +55,7 @@ from router.logging import get_logger, grounding_debug_enabled
 from router.pricing import Metered, PriceBook, parse_price_file
 from router.pricing.table import VendorPrices
 from router.settings import RouterSettings
+from router.text.echoes import redacted_response
 from router.text.lone_surrogates import scrub, scrub_citations, scrub_value
 from router.text.nesting import nesting_depth
 from router.types import Cost, LLMRequest, LLMResponse, Vendor
@@ -203,7 +206,8 @@ def assemble_response(
     latency_ms: float,
     cost: Cost | None = None,
 ) -> LLMResponse:
-    """The response of ``request`` from the adapter's result (lone surrogates scrubbed)."""
+    """The response of ``request`` from the adapter's result (lone surrogates scrubbed, and no
+    strong secret left in it: :mod:`router.text.echoes`)."""
     citations = scrub_citations(result.citations)
     metadata: dict[str, Any] = scrub_value(dict(result.metadata))
     metadata.update(
@@ -215,7 +219,7 @@ def assemble_response(
     )
     if request.metadata:
         metadata["request_metadata"] = request.metadata
-    return LLMResponse.model_construct(
+    response = LLMResponse.model_construct(
         request_id=request.request_id,
         vendor=request.vendor,
         model=request.model,
@@ -238,6 +242,7 @@ def assemble_response(
         attempts=attempts,
         metadata=metadata,
     )
+    return redacted_response(response)
 
 
 def _scrub_optional(text: str | None) -> str | None:

@@ -41,6 +41,7 @@ from router.errors import (
     RouterError,
 )
 from router.fallback import Attempts, chain_of
+from router.fanout import FanoutResult, Require, afan_out, fan_out
 from router.grounding.enforce import policy_validator
 from router.logging import CallLogContext, get_logger, register_secret
 from router.pricing import PriceBook
@@ -65,9 +66,11 @@ __all__ = [
     "Router",
     "UnifiedLLMAdapter",
     "aroute",
+    "aroute_many",
     "as_request",
     "astream",
     "route",
+    "route_many",
     "shared_router",
     "stream",
 ]
@@ -357,6 +360,33 @@ class Router:
             raise attempts.exhausted(_last(failure))
         finally:
             parent.end()
+
+    def route_many(
+        self,
+        request: RequestInput,
+        vendors: Sequence[str],
+        *,
+        models: Mapping[str, str] | None = None,
+        require: Require = "any",
+    ) -> FanoutResult:
+        """Ask every vendor of ``vendors`` the same question at once (see :mod:`router.fanout`).
+
+        Each vendor gets ``models[vendor]``, else the request's own model when it names that
+        vendor, else its configured or registry default; ``require`` ("any" or "all") says
+        what the whole call needs, and a ``FanoutError`` keeps the partial result.
+        """
+        return fan_out(self, request, vendors, models=models, require=require)
+
+    async def aroute_many(
+        self,
+        request: RequestInput,
+        vendors: Sequence[str],
+        *,
+        models: Mapping[str, str] | None = None,
+        require: Require = "any",
+    ) -> FanoutResult:
+        """The async twin of :meth:`route_many`."""
+        return await afan_out(self, request, vendors, models=models, require=require)
 
     def close(self) -> None:
         """Release the SDK clients of every adapter created so far."""
@@ -727,3 +757,29 @@ def astream(
 ) -> AsyncIterator[StreamEvent]:
     """The async twin of :func:`stream`."""
     return shared_router().astream(request, fallbacks=fallbacks)
+
+
+
+def route_many(
+    request: RequestInput,
+    vendors: Sequence[str],
+    *,
+    models: Mapping[str, str] | None = None,
+    require: Require = "any",
+    router: Router | None = None,
+) -> FanoutResult:
+    """:meth:`Router.route_many` of ``router``, else of the process-wide router."""
+    return (router or shared_router()).route_many(request, vendors, models=models, require=require)
+
+
+async def aroute_many(
+    request: RequestInput,
+    vendors: Sequence[str],
+    *,
+    models: Mapping[str, str] | None = None,
+    require: Require = "any",
+    router: Router | None = None,
+) -> FanoutResult:
+    """The async twin of :func:`route_many`."""
+    chosen = router or shared_router()
+    return await chosen.aroute_many(request, vendors, models=models, require=require)

@@ -25,6 +25,7 @@ from typing_extensions import TypedDict
 
 from router.errors import RequestValidationError
 from router.grounding.report import GroundingPolicy, GroundingReport
+from router.schema import SCHEMA_VERSION, check_schema_version
 from router.text.nesting import nesting_depth
 
 __all__ = [
@@ -578,11 +579,13 @@ class LLMResponse(BaseModel):
     fields), ``two_step``, ``tool_call_count`` and the extraction ``warnings``.
     ``attributions`` lists each place the answer cites a source; ``grounding`` is the claim-level
     report (:func:`router.verify`) whenever a grounding policy applied or verification was asked
-    for, else None.
+    for, else None. ``schema_version`` is the version of this shape (:mod:`router.schema`): a
+    dump carries it, and validating a dump written by a newer major version is refused.
     """
 
     model_config = ConfigDict(extra="forbid")
 
+    schema_version: int = SCHEMA_VERSION
     request_id: str | None = None
     vendor: Vendor
     model: str
@@ -600,3 +603,10 @@ class LLMResponse(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     attributions: list[Attribution] = Field(default_factory=list)
     grounding: GroundingReport | None = None
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _readable_version(cls, value: Any) -> Any:
+        """A dump from a newer major version is refused, saying so; older ones read as today's."""
+        check_schema_version({"schema_version": value}, "the response")
+        return SCHEMA_VERSION

@@ -118,7 +118,7 @@ def test_fanout_rows_hold_each_providers_outcome_and_the_aggregate(
         "grounding_mode": "REQUIRED",
         "user_location": {"country": "DE"},
     }
-    assert set(row) == {"request_id", "ok", "line", "request", "fanout"}
+    assert set(row) == {"schema_version", "request_id", "ok", "line", "request", "fanout"}
     aggregate = row["fanout"]["aggregate"]
     assert aggregate["providers"] == PAIR
     assert aggregate["entries"]

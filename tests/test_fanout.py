@@ -20,7 +20,7 @@ from router import (
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.errors import FanoutError
-from router.fanout import aroute_many, route_many
+from router.router import aroute_many, route_many
 from support.emulated import ANSWER_TIMEOUT_S
 from support.sleeps import RecordedSleeps
 

@@ -7,6 +7,11 @@ the start of a body that cannot be parsed, or a malformed HTTP reply (``raw`` ro
 router's error keeps its type and reason, through ``route()`` and ``aroute()`` alike, and
 neither its message, its fields nor ``to_dict()`` hold any run of the secret (the secret watch
 checks every 8-character run, in every spelling); nor do the CLI's stderr or a batch row.
+
+A provider that quotes the key in a successful answer (the emulator answers a question about
+the key with claims, queries and source titles that hold it) hands the caller a response, or
+stream events, with the key cut out, on every vendor through ``route``, ``aroute``, ``stream``
+and ``astream``; the span attributes (queries recorded with ``trace_content``) hold none either.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import router.errors as router_errors
 from adapters.registry import PROVIDERS
@@ -27,7 +33,11 @@ from router.emulated import emulated_environment
 from router.emulator import Emulator
 from router.errors import ResponseParseError, RouterError
 from router.router import UnifiedLLMAdapter
+from router.streaming import CitationDelta, SearchStarted, StreamEvent, TextDelta
+from router.text.redaction import REDACTED
+from router.types import LLMResponse
 from support.emulated import emulator_settings
+from support.otel import in_memory_provider
 from support.replies import reply_body
 from support.secret_watch import SENTINEL_SECRETS, sentinel_findings, vendor_sentinel
 
@@ -197,3 +207,79 @@ def test_batch_rows_hold_no_trace_of_the_echo(
     assert [row["error"]["reason"] for row in written] == ["bad_request", "connection"]
     assert sentinel_findings(output) == []
     assert sentinel_findings(out + err) == []
+
+
+# -- a key quoted in an answer ---------------------------------------------------------------
+
+MODES = ("route", "aroute", "stream", "astream")
+
+
+def answer_quoting(router: UnifiedLLMAdapter, request: dict[str, Any], mode: str) -> list[object]:
+    """What the caller gets in ``mode``: the response, or each stream event's payload in order."""
+    if mode == "route":
+        return [router.route(request)]
+    if mode == "aroute":
+        return [asyncio.run(router.aroute(request))]
+
+    async def collect() -> list[StreamEvent]:
+        return [event async for event in router.astream(request)]
+
+    events = list(router.stream(request)) if mode == "stream" else asyncio.run(collect())
+    return [event_payload(event) for event in events]
+
+
+def event_payload(event: StreamEvent) -> object:
+    if isinstance(event, TextDelta):
+        return event.text
+    if isinstance(event, SearchStarted):
+        return list(event.queries)
+    if isinstance(event, CitationDelta):
+        return event.citation
+    return event.response
+
+
+@pytest.fixture
+def traced_router(emulator: Emulator) -> Iterator[tuple[UnifiedLLMAdapter, InMemorySpanExporter]]:
+    """A router recording queries and citations in its spans (``trace_content``)."""
+    provider, exporter = in_memory_provider()
+    settings = emulator_settings(emulator, trace_content=True)
+    with UnifiedLLMAdapter(settings, tracer_provider=provider) as built:
+        yield built, exporter
+
+
+def span_texts(exporter: InMemorySpanExporter) -> list[str]:
+    """Every string the finished spans record: names, attributes, events and theirs."""
+    texts: list[str] = []
+    for span in exporter.get_finished_spans():
+        values: list[Any] = [span.name, *(span.attributes or {}).values()]
+        for event in span.events:
+            values.extend([event.name, *(event.attributes or {}).values()])
+        for value in values:
+            texts.extend(str(part) for part in (value if isinstance(value, tuple) else (value,)))
+    return texts
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_key_quoted_in_an_answer_stays_out_of_what_the_caller_gets(
+    vendor: str, mode: str, traced_router: tuple[UnifiedLLMAdapter, InMemorySpanExporter]
+) -> None:
+    """An answer, its queries and citations quoting the caller's key reach the caller and the
+    span attributes with the key cut out, in every vendor and mode."""
+    router, exporter = traced_router
+    secret = secret_of(vendor)
+    # The emulator answers an unknown question about its own words: the key becomes the topic
+    # of the answer's claims, its search queries and its sources' titles.
+    request = request_to(vendor, f"What is {secret}?")
+    received = answer_quoting(router, request, mode)
+    response = received[-1]
+    assert isinstance(response, LLMResponse)
+    assert REDACTED in response.content  # the provider did quote the key
+    # Perplexity reports no queries.
+    assert not response.web_search_queries or REDACTED in " ".join(response.web_search_queries)
+    assert sentinel_findings(received) == []
+    if mode in ("stream", "astream"):
+        assert "".join(item for item in received if isinstance(item, str)) == response.content
+    texts = span_texts(exporter)
+    assert any(REDACTED in text for text in texts)
+    assert sentinel_findings(texts) == []

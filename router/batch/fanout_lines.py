@@ -10,7 +10,7 @@ list, models or require, or a request one of the vendors cannot take, is the lin
 
 Its row, one per line as always::
 
-    {"request_id", "ok", "line",
+    {"schema_version", "request_id", "ok", "line",
      "request": {"vendors", "models", "require", "grounded", "grounding_mode", "user_location"},
      "fanout": {"providers": {vendor: {"ok": true, "response": {...}}
                                      | {"ok": false, "error": {...}}},
@@ -37,8 +37,9 @@ from router.batch.output import (
 )
 from router.batch.stats import RowFacts, fanout_facts, row_facts
 from router.errors import FanoutError, RequestValidationError, RouterError
-from router.fanout import FanoutResult, Require, aroute_many, plan_requests
+from router.fanout import FanoutResult, Require, plan_requests
 from router.logging import get_logger
+from router.schema import SCHEMA_VERSION
 from router.types import LLMRequest
 
 if TYPE_CHECKING:
@@ -181,12 +182,8 @@ async def fanout_row(
         )
         summary = _summary(planned, request.require)
         try:
-            result = await aroute_many(
-                request.fields,
-                request.vendors,
-                models=request.models,
-                require=request.require,
-                router=router,
+            result = await router.aroute_many(
+                request.fields, request.vendors, models=request.models, require=request.require
             )
             unmet: FanoutError | None = None
         except FanoutError as error:
@@ -222,6 +219,7 @@ def _row(
     unmet: FanoutError | None,
 ) -> dict[str, Any]:
     row: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "request_id": request_id,
         "ok": unmet is None,
         "line": line,

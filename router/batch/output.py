@@ -21,6 +21,7 @@ from router.batch.seen_ids import SeenIds
 from router.batch.stats import RowFacts, row_facts
 from router.errors import RouterError
 from router.logging import get_logger
+from router.schema import SCHEMA_VERSION, check_schema_version
 from router.text.jsonl import UnreadableLineError, loads, read_lines
 from router.text.redaction import redact_text
 from router.types import LLMRequest, LLMResponse
@@ -53,6 +54,7 @@ def success_row(line: int, request: LLMRequest, response: LLMResponse) -> dict[s
     ``model_dump(mode="json")`` would have it, without building the dict in between.
     """
     return {
+        "schema_version": SCHEMA_VERSION,
         "request_id": request.request_id,
         "ok": True,
         "line": line,
@@ -66,6 +68,7 @@ def error_row(
 ) -> dict[str, Any]:
     """The output row of a request that failed: its error, typed, with the reason and status."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "request_id": request_id,
         "ok": False,
         "line": line,
@@ -154,7 +157,7 @@ def existing_request_ids(path: Path) -> tuple[SeenIds, int]:
             for line in read_lines(handle):
                 if not line.complete:
                     break
-                request_id = row_request_id(line.data)
+                request_id = row_request_id(line.data, f"{path} line {line.number}")
                 if request_id is not None:
                     ids.add(request_id)
                 complete_length = line.end
@@ -164,12 +167,18 @@ def existing_request_ids(path: Path) -> tuple[SeenIds, int]:
     return ids, complete_length
 
 
-def row_request_id(data: bytes) -> str | None:
-    """The request_id of an output line, or None when the line is not a row."""
+def row_request_id(data: bytes, where: str = "an output row") -> str | None:
+    """The request_id of an output line, or None when the line is not a row.
+
+    A row written by a newer major version (:mod:`router.schema`) is refused
+    (``SchemaVersionError``, naming ``where``): resuming would mix two shapes in one file.
+    """
     try:
         row = loads(data)
     except UnreadableLineError:
         return None
+    if isinstance(row, dict):
+        check_schema_version(row, where)
     request_id = row.get("request_id") if isinstance(row, dict) else None
     return request_id if isinstance(request_id, str) else None
 

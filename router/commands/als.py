@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from router.commands.exit_codes import ExitCode
+from router.schema import SchemaVersionError
 
 if TYPE_CHECKING:
     from als.report import ALSReport
@@ -135,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
             f"grounding-router als: cannot read {args.input}: {exc.strerror or exc}",
             file=sys.stderr,
         )
+        return ExitCode.BAD_INPUT
+    except SchemaVersionError as exc:
+        print(f"grounding-router als: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     if report.rows == 0 and report.unreadable_lines:
         print(

@@ -108,8 +108,7 @@ def run(args: argparse.Namespace) -> int:
     """Ask, print, and return the exit code."""
     from router.commands.route import exit_code_for
     from router.errors import FanoutError, RouterError
-    from router.fanout import route_many
-    from router.router import UnifiedLLMAdapter
+    from router.router import UnifiedLLMAdapter, route_many
 
     request: dict[str, Any] = {
         "messages": [{"role": "user", "content": args.question}],

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from router.commands.exit_codes import ExitCode
+from router.schema import SchemaVersionError
 
 __all__ = ["register"]
 
@@ -67,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         with stdin_or_path(args.file) as source:
             counts, rows = _write(source, target, args.title)
     except OSError as exc:
+        print(f"grounding-router report: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    except SchemaVersionError as exc:
         print(f"grounding-router report: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     skipped = counts.unreadable_lines + counts.unknown_records

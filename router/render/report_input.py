@@ -2,9 +2,11 @@
 
 Accepted: batch output (JSON lines, fan-out rows included), a saved ``route --json-output`` or
 ``extract --json`` (one LLMResponse, pretty or on one line), a ``compare --json`` file, and the
-JSON lines of ``route --stream --json-output`` (its ``completed`` event). Any ``schema_version``
-is read: fields are taken with ``.get`` and what is missing is shown as missing. Lines that are
-not JSON, or JSON of no known shape, are counted, not fatal.
+JSON lines of ``route --stream --json-output`` (its ``completed`` event). Every
+``schema_version`` up to this release's (:mod:`router.schema`; none is version 1) is read:
+fields are taken with ``.get`` and what is missing is shown as missing. A record of a newer major
+version is refused (``SchemaVersionError``, saying which line), not misread. Lines that are not
+JSON, or JSON of no known shape, are counted, not fatal.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from router.schema import check_schema_version
 
 __all__ = ["InputCounts", "ReportRow", "iter_report_rows", "rows_from_record"]
 
@@ -83,6 +87,10 @@ def rows_from_record(record: Any, line: int | None = None) -> tuple[str | None, 
     """The kind of one JSON record ("batch", "compare", "response", ...) and its rows."""
     if not isinstance(record, dict):
         return None, []
+    where = "the record" if line is None else f"line {line}"
+    check_schema_version(record, where)
+    if isinstance(record.get("response"), dict):  # a stream's completed event
+        check_schema_version(record["response"], where)
     if isinstance(record.get("providers"), dict) and "aggregate" in record:
         return "compare", list(_provider_rows(record["providers"], None, line))
     if "ok" in record and isinstance(record.get("fanout"), dict):

@@ -20,8 +20,9 @@ chunks through the provider's stream reader:
    ``route()`` takes too (:mod:`router.respond`: assembly, cost, the validators; REQUIRED
    grounding raises here, instead of ``Completed``), then ``Completed``.
 
-Text and citations pass the same lone-surrogate scrub as the final response, so what the
-caller sees streamed is what ``Completed`` holds.
+Text and citations pass the same lone-surrogate scrub and the same redaction of strong secrets
+as the final response (:mod:`router.streaming.redacting`: text that could be the start of a
+secret waits for the next piece), so what the caller sees streamed is what ``Completed`` holds.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ from router.retry import RetryPolicy
 from router.settings import RouterSettings
 from router.streaming.accumulator import stream_reader
 from router.streaming.events import CitationDelta, Completed, StreamEvent, TextDelta
+from router.streaming.redacting import SecretHold
 from router.text.lone_surrogates import scrub, scrub_citations
+from router.text.redaction import strong_secrets_registered
 from router.types import LLMRequest, LLMResponse
 
 __all__ = ["StreamParts", "arun_stream", "run_stream"]
@@ -82,20 +85,35 @@ class _Delivered:
     characters: int = 0
     citations: set[str] = field(default_factory=set)
     events: int = 0
+    hold: SecretHold | None = field(
+        default_factory=lambda: SecretHold() if strong_secrets_registered() else None
+    )
 
-    def passed(self, event: StreamEvent) -> StreamEvent:
-        """``event`` as the caller gets it (scrubbed), counted."""
-        self.events += 1
+    def passed(self, event: StreamEvent) -> tuple[StreamEvent, ...]:
+        """``event`` as the caller gets it (scrubbed, strong secrets held back and cut out),
+        counted: none while its text is all held back."""
         if isinstance(event, TextDelta):
             text = scrub(event.text)
             self.pieces.append(text)
-            self.characters += len(text)
-            return event if text is event.text else TextDelta(text)
-        if isinstance(event, CitationDelta):
+            event = event if text is event.text else TextDelta(text)
+        elif isinstance(event, CitationDelta):
             (citation,) = scrub_citations([event.citation])
             self.citations.add(str(citation["url"] or citation["source_domain"]))
-            return CitationDelta(citation)
-        return event
+            event = CitationDelta(citation)
+        return self._counted(event if self.hold is None else self.hold.event(event))
+
+    def flush(self) -> tuple[StreamEvent, ...]:
+        """The text held back, now that the stream has ended."""
+        text = self.hold.flush() if self.hold is not None else ""
+        return self._counted(TextDelta(text) if text else None)
+
+    def _counted(self, event: StreamEvent | None) -> tuple[StreamEvent, ...]:
+        if event is None:
+            return ()
+        self.events += 1
+        if isinstance(event, TextDelta):
+            self.characters += len(event.text)
+        return (event,)
 
     def said(self) -> str:
         return (
@@ -228,12 +246,14 @@ def run_stream(
     delivered = _Delivered()
     try:
         for event in first:
-            yield delivered.passed(event)
+            for passed in delivered.passed(event):
+                yield passed
         try:
             for chunk in chunks:
                 count += 1
                 for event in reader.feed(chunk):
-                    yield delivered.passed(event)
+                    for passed in delivered.passed(event):
+                        yield passed
         except RouterError as error:
             raise _broke(request, delivered, error) from error.__cause__
         except Exception as exc:
@@ -247,8 +267,11 @@ def run_stream(
     except ProviderTransientError as error:
         raise _broke(request, delivered, error) from error
     guarded(lambda: parts.responder.resolve(result))
+    for passed in delivered.flush():
+        yield passed
     if _replaced(result, delivered):
-        yield delivered.passed(TextDelta(result.content))
+        for passed in (*delivered.passed(TextDelta(result.content)), *delivered.flush()):
+            yield passed
     yield Completed(_respond(request, parts, result, attempts, started, limits=_limits_of(reader)))
 
 
@@ -305,12 +328,14 @@ async def arun_stream(
     delivered = _Delivered()
     try:
         for event in first:
-            yield delivered.passed(event)
+            for passed in delivered.passed(event):
+                yield passed
         try:
             async for chunk in chunks:
                 count += 1
                 for event in reader.feed(chunk):
-                    yield delivered.passed(event)
+                    for passed in delivered.passed(event):
+                        yield passed
         except RouterError as error:
             raise _broke(request, delivered, error) from error.__cause__
         except Exception as exc:
@@ -326,8 +351,11 @@ async def arun_stream(
     except ProviderTransientError as error:
         raise _broke(request, delivered, error) from error
     await aguarded(lambda: parts.responder.aresolve(result))
+    for passed in delivered.flush():
+        yield passed
     if _replaced(result, delivered):
-        yield delivered.passed(TextDelta(result.content))
+        for passed in (*delivered.passed(TextDelta(result.content)), *delivered.flush()):
+            yield passed
     yield Completed(_respond(request, parts, result, attempts, started, limits=_limits_of(reader)))
 
 

@@ -49,6 +49,9 @@ __all__ = [
     "redact_text",
     "redacted_prefix",
     "register_secret",
+    "secret_prefix_tail",
+    "strong_secret_spans",
+    "strong_secrets_registered",
 ]
 
 REDACTED = "[REDACTED]"
@@ -129,6 +132,8 @@ class _SecretRegistry:
         self._weak: set[str] = set()
         self._lock = threading.Lock()
         self.matcher: Any = None
+        self.prefixes: frozenset[str] = frozenset()
+        self.longest_needle = 0
         self.weak_pattern: re.Pattern[str] | None = None
 
     def add(self, value: str) -> bool:
@@ -138,20 +143,30 @@ class _SecretRegistry:
                 return False
             if is_strong_secret(value):
                 self._strong.add(value)
-                self.matcher = _automaton(self._strong)
+                needles = _needles(self._strong)
+                self.prefixes = frozenset(
+                    needle[:size] for needle in needles for size in range(1, len(needle))
+                )
+                self.longest_needle = max(map(len, needles))
+                self.matcher = _automaton(needles)
                 return False
             self._weak.add(value)
             self.weak_pattern = _whole_tokens(self._weak)
             return True
 
 
-def _automaton(secrets: set[str]) -> Any:
-    import ahocorasick_rs
-
+def _needles(secrets: set[str]) -> set[str]:
+    """Every spelling of every run of ``RUN_CHARS`` characters of the strong secrets."""
     needles: set[str] = set()
     for secret in secrets:
         for piece in (secret[i : i + RUN_CHARS] for i in range(len(secret) - RUN_CHARS + 1)):
             needles.update(_encodings(piece))
+    return needles
+
+
+def _automaton(needles: set[str]) -> Any:
+    import ahocorasick_rs
+
     return ahocorasick_rs.AhoCorasick(sorted(needles))
 
 
@@ -212,17 +227,50 @@ def redact_text(text: str, *, shapes: bool = True) -> str:
     return text
 
 
-def _without_runs(matcher: Any, text: str) -> str:
+def strong_secrets_registered() -> bool:
+    """Whether any strong secret is registered (when none is, content needs no redaction)."""
+    return _registry.matcher is not None
+
+
+def strong_secret_spans(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` spans of ``text`` that ``redact_text(text, shapes=False)`` replaces,
+    in order, each by one ``REDACTED``."""
+    matcher = _registry.matcher
+    if matcher is None or not text:
+        return []
+    return _match_spans(matcher, text)
+
+
+def secret_prefix_tail(text: str) -> int:
+    """How many characters at the end of ``text`` could be the start of a strong secret's run.
+
+    A stream that passes text on as it comes holds these back until the next piece shows
+    whether they are a secret: redacting each piece alone would let a key sent a few characters
+    at a time through.
+    """
+    prefixes = _registry.prefixes
+    for size in range(min(len(text), _registry.longest_needle - 1), 0, -1):
+        if text[-size:] in prefixes:
+            return size
+    return 0
+
+
+def _match_spans(matcher: Any, text: str) -> list[tuple[int, int]]:
     try:
         matches = matcher.find_matches_as_indexes(text, overlapping=True)
     except UnicodeEncodeError:  # lone surrogates: matched on a copy, one code point for one
         matchable = _LONE_SURROGATE.sub("\ufffd", text)
         matches = matcher.find_matches_as_indexes(matchable, overlapping=True)
-    if not matches:
+    return _spans(matches) if matches else []
+
+
+def _without_runs(matcher: Any, text: str) -> str:
+    spans = _match_spans(matcher, text)
+    if not spans:
         return text
     pieces: list[str] = []
     position = 0
-    for start, end in _spans(matches):
+    for start, end in spans:
         pieces.append(text[position:start])
         pieces.append(REDACTED)
         position = end

@@ -33,6 +33,7 @@ from router.tracing.attributes import (
     GenAINames,
     error_attributes,
     operation_of,
+    redacted,
     request_attributes,
 )
 from router.tracing.otel import loaded_trace_api, resolve_tracer
@@ -91,7 +92,9 @@ class Tracing:
         if stream:
             attributes[REQUEST_STREAM] = True
         span = tracer.start_span(
-            f"{operation} {request.model}", kind=api.SpanKind.CLIENT, attributes=attributes
+            f"{operation} {request.model}",
+            kind=api.SpanKind.CLIENT,
+            attributes=redacted(attributes),
         )
         return RouteTrace(api, span, self.content)
 
@@ -113,7 +116,7 @@ def operation_span(
     if resolved is None:
         return NO_SPAN
     api, tracer = resolved
-    span = tracer.start_span(name, kind=api.SpanKind.INTERNAL, attributes=dict(attributes or {}))
+    span = tracer.start_span(name, kind=api.SpanKind.INTERNAL, attributes=redacted(attributes))
     return OperationSpan(api, span)
 
 
@@ -160,7 +163,7 @@ def record_retry(attempt: int, wait_s: float, error: BaseException | None) -> No
     }
     if error is not None:
         attributes.update(error_attributes(error))
-    span.add_event(RETRY_EVENT, attributes)
+    span.add_event(RETRY_EVENT, redacted(attributes))
 
 
 def inject_context() -> dict[str, str]:

@@ -12,15 +12,21 @@ What a reply says about the world (search queries, cited URLs and domains) is re
 ``trace_content`` is on, and then at most ``trace_content_max_items`` values of at most
 ``trace_content_max_chars`` characters each: it can be personal data, and Google's terms
 restrict storing grounded results.
+
+Every attribute a span or span event gets passes :func:`redacted` on its way (the one choke
+point, used by :mod:`router.tracing` and :mod:`router.tracing.spans`): a strong secret quoted
+back by a provider (in a search query, a URL) never reaches a trace, and an ordinary word is
+never rewritten (``redact_text(..., shapes=False)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from router.errors import GroundingRequiredFailedError, ProviderError, RouterError
+from router.text.redaction import redact_text, strong_secrets_registered
 from router.types import LLMRequest, LLMResponse
 
 __all__ = [
@@ -33,6 +39,7 @@ __all__ = [
     "error_attributes",
     "kept_response",
     "operation_of",
+    "redacted",
     "request_attributes",
     "response_attributes",
 ]
@@ -104,6 +111,21 @@ class GenAINames(Protocol):
 
     @property
     def genai_provider(self) -> str | None: ...
+
+
+def redacted(attributes: Mapping[str, AttributeValue] | None) -> dict[str, AttributeValue]:
+    """``attributes`` as a dict of their own, with no strong secret in any text value."""
+    copy = dict(attributes or {})
+    if not strong_secrets_registered():
+        return copy
+    for name, value in copy.items():
+        if isinstance(value, str):
+            copy[name] = redact_text(value, shapes=False)
+        elif isinstance(value, Sequence) and any(isinstance(item, str) for item in value):
+            copy[name] = [
+                redact_text(item, shapes=False) if isinstance(item, str) else item for item in value
+            ]
+    return copy
 
 
 def operation_of(row: GenAINames) -> tuple[str, str]:

@@ -22,6 +22,7 @@ from router.tracing.attributes import (
     ContentPolicy,
     error_attributes,
     kept_response,
+    redacted,
     response_attributes,
 )
 from router.types import LLMResponse
@@ -118,11 +119,11 @@ class OperationSpan:
 
     def set(self, attributes: Mapping[str, AttributeValue]) -> None:
         """Add attributes to the span."""
-        self._span.set_attributes(dict(attributes))
+        self._span.set_attributes(redacted(attributes))
 
     def event(self, name: str, attributes: Mapping[str, AttributeValue] | None = None) -> None:
         """Add a span event."""
-        self._span.add_event(name, dict(attributes or {}))
+        self._span.add_event(name, redacted(attributes))
 
     def succeeded(self, _response: LLMResponse) -> None:
         """Nothing to add: the status of a span that succeeded stays unset, as is usual."""
@@ -130,7 +131,7 @@ class OperationSpan:
     def failed(self, error: BaseException) -> None:
         """Mark the span as failed: ``error.type`` and the error status, with the reason."""
         self._ended = True
-        self._span.set_attributes(dict(error_attributes(error)))
+        self._span.set_attributes(redacted(error_attributes(error)))
         reason = error.reason if isinstance(error, RouterError) else None
         status = self._api.Status(self._api.StatusCode.ERROR, reason or type(error).__name__)
         self._span.set_status(status)
@@ -148,11 +149,11 @@ class RouteTrace(OperationSpan):
     def succeeded(self, response: LLMResponse) -> None:
         """Record what the answer showed: usage, grounding evidence, attempts, cost."""
         self._ended = True
-        self._span.set_attributes(dict(response_attributes(response, self._content)))
+        self._span.set_attributes(redacted(response_attributes(response, self._content)))
 
     def failed(self, error: BaseException) -> None:
         """Record the error; a rejected answer's evidence too (REQUIRED failures keep it)."""
         kept = kept_response(error)
         if kept is not None:
-            self._span.set_attributes(dict(response_attributes(kept, self._content)))
+            self._span.set_attributes(redacted(response_attributes(kept, self._content)))
         super().failed(error)

@@ -25,7 +25,7 @@ from targets import load_line, target
 from adapters.registry import vendors
 from router.emulated import emulated_settings
 from router.emulator import Emulator
-from router.fanout import aroute_many, plan_requests
+from router.fanout import plan_requests
 from router.router import UnifiedLLMAdapter
 
 QUESTION: dict[str, Any] = {
@@ -50,7 +50,7 @@ async def measure(
         async with UnifiedLLMAdapter(emulated_settings(emulator)) as router:
             requests = plan_requests(QUESTION, chosen, router=router)
             for _ in range(5):  # warm-up: clients and connection pools on both paths
-                await aroute_many(QUESTION, chosen, router=router)
+                await router.aroute_many(QUESTION, chosen)
             for _ in range(rounds):
                 this_round = []
                 for vendor, request in requests.items():
@@ -60,7 +60,7 @@ async def measure(
                     this_round.append(singles[vendor][-1])
                 slowest.append(max(this_round))
                 started = time.perf_counter()
-                await aroute_many(QUESTION, chosen, router=router)
+                await router.aroute_many(QUESTION, chosen)
                 fanned.append(elapsed_ms(started))
     medians = {vendor: statistics.median(times) for vendor, times in singles.items()}
     return slowest, fanned, medians

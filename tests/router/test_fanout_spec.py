@@ -142,9 +142,9 @@ def test_spec_lists_cited_sources_only() -> None:
 
 
 def test_the_default_shape_is_unchanged() -> None:
-    """to_dict() keeps the richer shape: providers by vendor, and the aggregate's entries."""
+    """to_dict() keeps the richer shape: its version, providers by vendor, aggregate entries."""
     data = fanout(bbc_answers()).to_dict()
-    assert set(data) == {"providers", "aggregate"}
+    assert set(data) == {"schema_version", "providers", "aggregate"}
     assert set(data["providers"]) == {"vertex", "openai", "anthropic", "perplexity"}
     assert "entries" in data["aggregate"]
 

@@ -14,13 +14,16 @@ The default pool is fixed, not autoscaled: one actor per ``CALLS_PER_ACTOR`` req
 job's concurrency, as many as fit. Each actor's share of the concurrency is computed from the
 actors running (see :class:`.coordination.JobProgress`), so ``--concurrency`` is the job's
 requests in flight whatever the pool's size. A local cluster this process starts gets logical
-CPUs for one actor per core plus the reserve.
+CPUs for one actor per core plus the reserve, and is torn down with the run however the driver ends (:func:`disconnect`,
+and :mod:`router.batch.ray_engine.reaper` when the driver is killed).
 """
 
 from __future__ import annotations
 
 import math
 import os
+
+from router.batch.ray_engine.reaper import Reaper, children, descendants, watch
 
 __all__ = [
     "ACTOR_CPUS",
@@ -31,6 +34,7 @@ __all__ = [
     "actor_range",
     "cluster_cpus",
     "connect",
+    "disconnect",
 ]
 
 ACTOR_CPUS = 0.5
@@ -53,6 +57,7 @@ def connect(address: str | None) -> bool:
     if ray.is_initialized():
         return False
     joining = address or os.environ.get("RAY_ADDRESS")
+    before = set() if joining else children(os.getpid())
     ray.init(
         address=joining or "local",
         num_cpus=None if joining else math.ceil(RESERVED_CPUS + ACTOR_CPUS * (os.cpu_count() or 1)),
@@ -60,7 +65,26 @@ def connect(address: str | None) -> bool:
         log_to_driver=False,
         configure_logging=False,
     )
+    if not joining:  # the processes of the cluster this call started, watched from outside
+        global _reaper  # noqa: PLW0603 - one local cluster per driver process
+        _reaper = watch(descendants(children(os.getpid()) - before))
     return True
+
+
+_reaper: Reaper | None = None
+
+
+def disconnect() -> None:
+    """Shut down the cluster :func:`connect` started, and whatever of it outlives the shutdown."""
+    global _reaper
+    import ray
+
+    try:
+        ray.shutdown()
+    finally:
+        reaper, _reaper = _reaper, None
+        if reaper is not None:
+            reaper.close()
 
 
 def cluster_cpus() -> float:

@@ -22,6 +22,7 @@ from router.batch.ray_engine.cluster import (
     actor_range,
     cluster_cpus,
     connect,
+    disconnect,
 )
 from router.batch.ray_engine.commits import recover
 from router.batch.ray_engine.coordination import JobProgress, SharedRateLimits
@@ -127,7 +128,7 @@ def run_job(
         summary = stats.summary(elapsed_s=time.perf_counter() - started, interrupted=interrupted)
     finally:
         if started_cluster:
-            ray.shutdown()
+            disconnect()
     log.info("batch_finished", done=summary.done, skipped=summary.skipped, **summary.outcomes)
     return summary
 
