@@ -759,7 +759,6 @@ def astream(
     return shared_router().astream(request, fallbacks=fallbacks)
 
 
-
 def route_many(
     request: RequestInput,
     vendors: Sequence[str],

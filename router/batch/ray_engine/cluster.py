@@ -14,8 +14,8 @@ The default pool is fixed, not autoscaled: one actor per ``CALLS_PER_ACTOR`` req
 job's concurrency, as many as fit. Each actor's share of the concurrency is computed from the
 actors running (see :class:`.coordination.JobProgress`), so ``--concurrency`` is the job's
 requests in flight whatever the pool's size. A local cluster this process starts gets logical
-CPUs for one actor per core plus the reserve, and is torn down with the run however the driver ends (:func:`disconnect`,
-and :mod:`router.batch.ray_engine.reaper` when the driver is killed).
+CPUs for one actor per core plus the reserve, and is torn down with the run however the driver
+ends (:func:`disconnect`, and :mod:`router.batch.ray_engine.reaper` when the driver is killed).
 """
 
 from __future__ import annotations
