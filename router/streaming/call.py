@@ -103,9 +103,17 @@ class _Delivered:
         return self._counted(event if self.hold is None else self.hold.event(event))
 
     def flush(self) -> tuple[StreamEvent, ...]:
-        """The text held back, now that the stream has ended."""
-        text = self.hold.flush() if self.hold is not None else ""
-        return self._counted(TextDelta(text) if text else None)
+        """The text held back, now that the stream has ended, and the citations whose spans
+        waited for it."""
+        if self.hold is None:
+            return ()
+        text = self.hold.flush()
+        events = [TextDelta(text)] if text else []
+        return tuple(
+            counted
+            for event in (*events, *self.hold.flush_citations())
+            for counted in self._counted(event)
+        )
 
     def _counted(self, event: StreamEvent | None) -> tuple[StreamEvent, ...]:
         if event is None:

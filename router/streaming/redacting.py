@@ -15,7 +15,7 @@ from __future__ import annotations
 from router.streaming.events import CitationDelta, SearchStarted, StreamEvent, TextDelta
 from router.text.echoes import Offsets, redact_citation, redact_strings
 from router.text.redaction import REDACTED, secret_prefix_tail, strong_secret_spans
-from router.types import Span
+from router.types import Citation, Span
 
 __all__ = ["SecretHold"]
 
@@ -23,7 +23,7 @@ __all__ = ["SecretHold"]
 class SecretHold:
     """The text held back from a stream, and where secrets were cut out of what was delivered."""
 
-    __slots__ = ("_delivered_raw", "_pending", "_replaced")
+    __slots__ = ("_delivered_raw", "_pending", "_replaced", "_waiting")
 
     def __init__(self) -> None:
         self._pending = ""
@@ -31,6 +31,8 @@ class SecretHold:
         """Characters of the provider's text delivered so far (before redaction)."""
         self._replaced: list[tuple[int, int]] = []
         """Where secrets were, in the provider's text delivered so far."""
+        self._waiting: dict[str, Citation] = {}
+        """Citations delivered without the spans that reach into held text, by source."""
 
     def text(self, text: str) -> str:
         """What of the text so far may be delivered now, redacted (possibly nothing)."""
@@ -45,6 +47,12 @@ class SecretHold:
         """The text still held, redacted: the stream has ended."""
         pending = self._pending
         return self._deliver(pending, len(pending), strong_secret_spans(pending))
+
+    def flush_citations(self) -> list[StreamEvent]:
+        """After :meth:`flush`: the citations whose spans waited for held text, whole now, so the
+        last update of every source equals the final response's citation."""
+        waiting, self._waiting = list(self._waiting.values()), {}
+        return [event for c in waiting if (event := self.event(CitationDelta(c))) is not None]
 
     def _deliver(self, pending: str, cut: int, spans: list[tuple[int, int]]) -> str:
         pieces: list[str] = []
@@ -67,6 +75,11 @@ class SecretHold:
         if isinstance(event, CitationDelta):
             citation = event.citation
             spans: list[Span] = [s for s in citation["spans"] if s["end"] <= self._delivered_raw]
+            source = str(citation["url"] or citation["source_domain"])
+            if len(spans) < len(citation["spans"]):
+                self._waiting[source] = citation
+            else:
+                self._waiting.pop(source, None)
             offsets = Offsets(tuple(self._replaced))
             return CitationDelta(redact_citation({**citation, "spans": spans}, offsets))
         if isinstance(event, SearchStarted):
