@@ -25,6 +25,7 @@ from router.batch.ray_engine.layout import plan_layout
 from router.emulator import Emulator
 from support.batch_plan import read_rows
 from support.emulated import cli_environment
+from support.ray_cluster import two_worker_cluster
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("ray")]
 
@@ -36,27 +37,8 @@ ROWS_PER_BLOCK = 16  # the job's rows per block at this concurrency (job._MIN_RO
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     """A head without CPUs and two worker nodes of two logical CPUs each; this process joined."""
-    import ray
-    from ray.cluster_utils import Cluster
-
-    nodes = Cluster(
-        initialize_head=True,
-        head_node_args={
-            "num_cpus": 0,
-            "include_dashboard": False,
-            # Ray's memory monitor counts every process of this shared test machine.
-            "_system_config": {"memory_monitor_refresh_ms": 0},
-        },
-    )
-    try:
-        ray.init(address=nodes.address, log_to_driver=False, configure_logging=False)
-        for _ in range(2):
-            nodes.add_node(num_cpus=2)
-        nodes.wait_for_nodes()
+    with two_worker_cluster() as nodes:
         yield nodes
-    finally:
-        ray.shutdown()
-        nodes.shutdown()
 
 
 def write_requests(path: Path, size: int) -> set[str]:

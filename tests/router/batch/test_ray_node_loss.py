@@ -20,6 +20,7 @@ from router.emulated import emulated_settings
 from router.emulator import Emulator
 from support.batch_plan import check_rows, planned_calls, read_rows, write_plan
 from support.emulated import ANSWER_TIMEOUT_S
+from support.ray_cluster import two_worker_cluster
 
 # Ray starts processes for its cluster and every job: on a loaded machine a test may take minutes,
 # so the suite's two-minute guard is widened here; it still catches a hang.
@@ -29,29 +30,8 @@ pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("ray")]
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     """A head without CPUs and two worker nodes of two logical CPUs each; the driver joined."""
-    import ray
-    from ray.cluster_utils import Cluster
-
-    nodes = Cluster(
-        initialize_head=True,
-        head_node_args={
-            "num_cpus": 0,
-            "include_dashboard": False,
-            # Ray's memory monitor counts every process of this shared test machine.
-            "_system_config": {"memory_monitor_refresh_ms": 0},
-        },
-    )
-    try:
-        # Joined before the workers exist, the driver is the head's: a removed worker never
-        # takes the driver with it (all nodes share this machine's address).
-        ray.init(address=nodes.address, log_to_driver=False, configure_logging=False)
-        for _ in range(2):
-            nodes.add_node(num_cpus=2)
-        nodes.wait_for_nodes()
+    with two_worker_cluster() as nodes:
         yield nodes
-    finally:
-        ray.shutdown()
-        nodes.shutdown()
 
 
 def node_of_a_routing_actor(cluster: Any) -> Any:
