@@ -34,6 +34,7 @@ __all__ = [
     "GroundingRequiredReason",
     "GroundingValidationError",
     "KeptResponse",
+    "KeptUsage",
     "ProviderError",
     "ProviderRequestError",
     "ProviderTransientError",
@@ -45,12 +46,21 @@ __all__ = [
 GroundingRequiredReason = Literal["not_invoked", "no_citations", "policy"]
 
 
+class KeptUsage(Protocol):
+    """What an error reads of the usage it keeps: at run time a ``router.types.Usage``."""
+
+    def model_dump(self, *, mode: str = ...) -> dict[str, Any]: ...
+
+
 class KeptResponse(Protocol):
     """What a grounding error reads of the response it rejected: at run time an ``LLMResponse``.
 
     The error tree sits below the types (``router.types`` raises ``RequestValidationError``), so
     it names the response's shape here instead of importing ``LLMResponse``.
     """
+
+    @property
+    def usage(self) -> KeptUsage: ...
 
     @property
     def grounded_effective(self) -> bool: ...
@@ -94,6 +104,10 @@ class RouterError(Exception):
         # Set when a request with fallbacks failed on every vendor: one entry per vendor tried
         # or skipped, as the response's ``metadata["attempts"]`` lists them (router.fallback).
         self.fallback_attempts: list[dict[str, Any]] | None = None
+        # What the failed call was paid for, when an answer came back and was then rejected:
+        # that answer's usage, its cost (with fallbacks) every paid attempt's added up. A batch
+        # row carries it, so a run's rows add up to its summary's cost.
+        self.usage: KeptUsage | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         # The choke point for every field, provider_message included, set now or later.
@@ -120,6 +134,8 @@ class RouterError(Exception):
         }
         if self.fallback_attempts is not None:
             data["fallback_attempts"] = self.fallback_attempts
+        if self.usage is not None:
+            data["usage"] = self.usage.model_dump(mode="json")
         return data
 
     def _fields(self) -> dict[str, Any]:
@@ -222,6 +238,7 @@ class GroundingValidationError(RouterError):
     ) -> None:
         super().__init__(message, **context)
         self.response = response
+        self.usage = response.usage if response is not None else None
 
     def _fields(self) -> dict[str, Any]:
         data = super()._fields()

@@ -14,7 +14,8 @@ module decides, and keeps the record:
 - :class:`Attempts`: one entry per vendor tried or skipped (``outcome`` "answered", "failed" or
   "skipped", ``reason``, ``error``, ``latency_ms``, ``cost``), put into the answer's
   ``metadata["attempts"]`` with every attempt's cost added into ``usage.cost``, or into the final
-  error's ``fallback_attempts`` when every vendor failed.
+  error's ``fallback_attempts`` (and every attempt's cost into its ``usage.cost``) when every
+  vendor failed.
 
 A fallback vendor that cannot take the request (documents, a domain filter or search option its
 registry row lacks, or a stream it cannot give) is skipped, and why is recorded; the request's
@@ -31,7 +32,7 @@ from adapters.registry import provider
 from router.errors import GroundingRequiredFailedError, ProviderTransientError, RouterError
 from router.logging import get_logger
 from router.settings import RouterSettings
-from router.types import Cost, LLMRequest, LLMResponse
+from router.types import Cost, LLMRequest, LLMResponse, Usage
 
 __all__ = ["Attempts", "Outcome", "chain_of", "fallback_reason", "fallbacks_taken", "total_cost"]
 
@@ -143,8 +144,16 @@ class Attempts:
         return response
 
     def exhausted(self, error: RouterError) -> RouterError:
-        """The final error, carrying every attempt (when every vendor failed or was skipped)."""
+        """The final error, carrying every attempt (when every vendor failed or was skipped).
+
+        When some attempt was paid for (an answer grounding rejected), the error's ``usage`` is
+        that of its own rejected answer (none, for a failed call: only a cost) with the cost of
+        every attempt added up, as :meth:`answered` gives an answer's.
+        """
         error.fallback_attempts = self.entries
+        if self.costs:
+            kept = error.usage if isinstance(error.usage, Usage) else Usage()
+            error.usage = kept.model_copy(update={"cost": total_cost(self.costs)})
         return error
 
     def _add(

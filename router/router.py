@@ -16,6 +16,7 @@ they share.
 from __future__ import annotations
 
 import asyncio
+import copy
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
@@ -146,6 +147,15 @@ class Router:
     def from_env(cls, **options: Any) -> Self:
         """Build settings once from the environment and ``.env``, then the router."""
         return cls(RouterSettings(), **options)
+
+    def with_adapters(self, adapters: Mapping[Vendor, Adapter]) -> Self:
+        """This router calling ``adapters`` instead of its own (the batch engines gate each
+        attempt so): settings, retries, checks, prices, tracing and cache are shared, and
+        closing it closes ``adapters`` only."""
+        twin = copy.copy(self)
+        twin._adapters = dict(adapters)
+        twin._adapters_lock = threading.Lock()
+        return twin
 
     def adapter_for(self, vendor: Vendor) -> Adapter:
         """The vendor's adapter, imported and created on first use, then reused."""

@@ -25,7 +25,7 @@ from router.errors import (
 )
 from router.router import Router
 from router.streaming.events import Completed, StreamEvent
-from router.types import LLMResponse
+from router.types import LLMResponse, Usage
 from support.emulated import MODELS, VENDORS, emulator_settings, grounded_request
 from support.sleeps import RecordedSleeps
 
@@ -190,6 +190,57 @@ def test_all_failing_raises_the_last_error_with_every_attempt(
     assert [a["vendor"] for a in error.fallback_attempts] == [primary, *others]
     assert {a["outcome"] for a in error.fallback_attempts} == {"failed"}
     assert error.to_dict()["fallback_attempts"] == error.fallback_attempts
+
+
+@pytest.mark.parametrize("how", ["route", "aroute"])
+@pytest.mark.parametrize("primary", VENDORS)
+def test_all_rejected_the_error_costs_every_attempt(router: Router, primary: str, how: str) -> None:
+    """Every vendor's answer rejected: the error's usage is the last answer's, its cost all of
+    theirs, as an answer's usage.cost adds up its attempts."""
+    error = _outcome(router, how, _request(primary, "no_search"))
+    assert isinstance(error, GroundingRequiredFailedError)
+    assert error.fallback_attempts is not None
+    paid = [attempt["cost"] for attempt in error.fallback_attempts]
+    assert len(paid) == 2
+    assert all(cost is not None and cost > 0 for cost in paid)
+    assert isinstance(error.response, LLMResponse)
+    assert isinstance(error.usage, Usage)
+    assert error.usage.cost is not None
+    assert error.usage.cost.total == pytest.approx(sum(paid))
+    assert error.usage.input_tokens == error.response.usage.input_tokens
+    assert error.to_dict()["usage"] == error.usage.model_dump(mode="json")
+
+
+@pytest.mark.parametrize("primary", VENDORS)
+def test_a_rejected_answer_then_a_failed_call_costs_the_answer(
+    router: Router, primary: str
+) -> None:
+    """The primary's answer rejected, the fallback's call failed: the final error (no answer of
+    its own) still carries what the rejected answer cost, and no token counts."""
+    question = (
+        "Who maintains the CPython language reference? "
+        f"[[emulator:fault=no_search@{primary}]] [[emulator:fault=500@{NEXT[primary]}]]"
+    )
+    request = grounded_request(
+        primary, question, mode="REQUIRED", fallbacks=[NEXT[primary]], request_id="q-1"
+    )
+    error = _outcome(router, "route", request)
+    assert isinstance(error, ProviderTransientError)
+    assert error.fallback_attempts is not None
+    rejected, failed = error.fallback_attempts
+    assert (rejected["reason"], failed["cost"]) == ("not_invoked", None)
+    assert isinstance(error.usage, Usage)
+    assert error.usage.cost is not None
+    assert error.usage.cost.total == rejected["cost"]
+    assert error.usage.input_tokens is None
+
+
+def test_a_failed_call_without_fallbacks_costs_nothing(router: Router) -> None:
+    """A call that got no answer carries no usage: nothing was paid for."""
+    error = _outcome(router, "route", {**_request("openai", "500", mode="AUTO"), "fallbacks": []})
+    assert isinstance(error, ProviderTransientError)
+    assert error.usage is None
+    assert "usage" not in error.to_dict()
 
 
 @pytest.mark.parametrize("how", CALLS)

@@ -4,7 +4,8 @@ accept older rows and refuse a newer major version with a clear message.
 ``tests/data/schema_shapes.json`` pins each written shape (its keys and their JSON types): a
 response (``route --json-output``, ``extract --json``), a batch row (answered, failed, fan-out)
 and a ``compare --json`` document. Changing a shape means changing that file, and, when a field
-is removed or changes type, ``router.schema.SCHEMA_VERSION``.
+is removed or changes type, ``router.schema.SCHEMA_VERSION``. A REQUIRED-failed row's error
+gained ``usage`` (what the rejected answer cost) in version 2: an added field, so no new version.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from router import extract, route_many
 from router.batch.output import error_row, existing_request_ids, row_text, success_row
 from router.cli import main
 from router.emulator import Emulator
-from router.errors import ProviderRequestError
+from router.errors import GroundingRequiredFailedError, ProviderRequestError
 from router.render.report_input import iter_report_rows
 from router.router import Router
 from router.schema import SCHEMA_VERSION, SchemaVersionError, check_schema_version
@@ -203,3 +204,23 @@ def test_the_commands_refuse_a_newer_file_with_a_message_not_a_traceback(
     assert code == 2
     assert f"has schema_version {NEWER}, newer than this grounding-router reads" in err
     assert "Traceback" not in err
+
+
+def test_a_rejected_answers_row_carries_its_usage_as_a_response_does(router: Router) -> None:
+    """A REQUIRED-failed row's error holds ``usage`` in the shape of a response's, cost included;
+    an error with no answer behind it has none."""
+    question = "Who won the 2022 World Cup? [[emulator:fault=no_search]]"
+    request = LLMRequest.model_validate(
+        {**asked().model_dump(), "messages": [{"role": "user", "content": question}]}
+        | {"grounding_mode": "REQUIRED", "request_id": "v4"}
+    )
+    with pytest.raises(GroundingRequiredFailedError) as caught:
+        router.route(request)
+    row = json.loads(row_text(error_row(4, "v4", caught.value, request)))
+    answered = json.loads(router.route(asked()).model_dump_json())
+    usage = row["error"]["usage"]
+    assert shape(usage) == shape(answered["usage"])
+    assert usage["cost"]["total"] > 0
+    assert row["schema_version"] == SCHEMA_VERSION
+    failure = ProviderRequestError("bad request", vendor="openai", reason="bad_request")
+    assert "usage" not in error_row(5, "v5", failure)["error"]

@@ -55,7 +55,6 @@ __all__ = [
     "fanout_row",
     "is_fanout_line",
     "request_row",
-    "request_vendors",
 ]
 
 log = get_logger(__name__)
@@ -132,13 +131,6 @@ def fanout_request(data: Mapping[str, Any]) -> FanoutRequest:
         models=dict(models or {}),
         require=require,
     )
-
-
-def request_vendors(request: BatchRequest) -> tuple[str, ...]:
-    """The vendors a request asks (a rate limit token of each is spent on it)."""
-    if isinstance(request, FanoutRequest):
-        return request.vendors
-    return (request.vendor,)
 
 
 def encode_request(request: BatchRequest) -> tuple[str, bool]:

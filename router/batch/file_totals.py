@@ -82,16 +82,18 @@ def file_totals(path: Path) -> FileTotals:
 
 
 def _costs(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The cost of each answer a row carries: its response, or each provider's of a fan-out."""
-    responses = [row.get("response")]
+    """The cost of each call a row carries: its response's or its error's (a rejected answer was
+    paid for), or each provider's of a fan-out. A fan-out's own error repeats its providers'
+    errors, so it is not counted again."""
+    calls = [row.get("response"), row.get("error")] if "fanout" not in row else []
     providers = (row.get("fanout") or {}).get("providers")
     if isinstance(providers, Mapping):
-        responses += [
-            call.get("response") for call in providers.values() if isinstance(call, Mapping)
-        ]
+        for call in providers.values():
+            if isinstance(call, Mapping):
+                calls += [call.get("response"), call.get("error")]
     costs = []
-    for response in responses:
-        usage = response.get("usage") if isinstance(response, Mapping) else None
+    for call in calls:
+        usage = call.get("usage") if isinstance(call, Mapping) else None
         cost = usage.get("cost") if isinstance(usage, Mapping) else None
         if isinstance(cost, Mapping):
             costs.append(cost)

@@ -9,8 +9,9 @@ bucket through at once and then refills: up to twice the rate within one second.
 its turn, retries included, once the adapter (and its SDK) is ready: a turn taken before that
 would let the requests queued behind an SDK's first import out at once. The wait is within the
 call's deadline, so ``concurrency / max_rps`` should stay well below ``timeout_s``.
-:meth:`RateLimits.for_vendors` waits for one turn per vendor before a request (the local
-engine's gate, which its retries do not pass).
+:func:`limited` gives a router whose every attempt is gated so (the local engine's), and
+:class:`SharedSchedule` keeps the turns of the local engine's worker processes in shared memory,
+so that they share one limit per key as the Ray engine's actors share theirs.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ import asyncio
 import hashlib
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, get_args
+from collections.abc import Awaitable, Callable, Sequence
+from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from router.types import Vendor
 
@@ -31,7 +32,15 @@ if TYPE_CHECKING:
     from router.settings import RouterSettings
     from router.types import LLMRequest
 
-__all__ = ["GatedAdapter", "RateLimits", "credential_key", "gated_adapters"]
+__all__ = [
+    "GatedAdapter",
+    "RateLimits",
+    "Schedule",
+    "SharedSchedule",
+    "credential_key",
+    "gated_adapters",
+    "limited",
+]
 
 Acquire = Callable[[str], Awaitable[None]]
 Clock = Callable[[], float]
@@ -58,9 +67,65 @@ def credential_key(settings: RouterSettings, vendor: str) -> str:
     return f"{vendor}:{digest.hexdigest()}"
 
 
+class Schedule(Protocol):
+    """Where the next free time of each key is kept: in this process, or shared."""
+
+    def take(self, key: str, now: float, interval: float) -> float:
+        """The time ``key``'s next request may start (``now`` or later); the one after it may
+        start ``interval`` later."""
+        ...
+
+
+class _LocalSchedule:
+    """The next free time of each key, in this process."""
+
+    def __init__(self) -> None:
+        self._next: dict[str, float] = {}
+
+    def take(self, key: str, now: float, interval: float) -> float:
+        at = max(now, self._next.get(key, now))
+        self._next[key] = at + interval
+        return at
+
+
+class SharedSchedule:
+    """The next free time of each key in shared memory: one limit across worker processes.
+
+    Made in the parent for a fixed set of keys (:meth:`for_settings`: every vendor's
+    :func:`credential_key`) and handed to each spawned worker. Each turn is taken under one
+    lock, on ``time.monotonic``, which every process of the machine reads alike. It also counts
+    the turns given per key, in all processes together.
+    """
+
+    def __init__(self, keys: Sequence[str], context: BaseContext) -> None:
+        self._slots = {key: index for index, key in enumerate(keys)}
+        self._next = context.Array("d", len(keys))
+        self._granted = context.Array("q", len(keys), lock=False)  # under _next's lock
+
+    @classmethod
+    def for_settings(cls, settings: RouterSettings, context: BaseContext) -> SharedSchedule:
+        """A schedule for every vendor called with ``settings``' credentials."""
+        return cls([credential_key(settings, vendor) for vendor in get_args(Vendor)], context)
+
+    def take(self, key: str, now: float, interval: float) -> float:
+        index = self._slots[key]
+        with self._next.get_lock():
+            at = max(now, float(self._next[index]))
+            self._next[index] = at + interval
+            self._granted[index] += 1
+        return at
+
+    def granted(self) -> dict[str, int]:
+        """Turns given so far, per key that was given any."""
+        with self._next.get_lock():
+            counts = {key: self._granted[index] for key, index in self._slots.items()}
+        return {key: count for key, count in counts.items() if count}
+
+
 class RateLimits:
     """One request-rate limit per key, or none at all; ``clock`` and ``sleep`` are injectable
-    so tests control time."""
+    so tests control time. ``schedule`` keeps the turns (this process's own by default);
+    ``granted`` counts those this process was given."""
 
     def __init__(
         self,
@@ -68,33 +133,30 @@ class RateLimits:
         *,
         clock: Clock = time.monotonic,
         sleep: AsyncSleep = asyncio.sleep,
+        schedule: Schedule | None = None,
     ) -> None:
         if max_rps is not None and max_rps <= 0:
             raise ValueError(f"max_rps must be positive, not {max_rps}")
         self._interval = None if max_rps is None else 1.0 / max_rps
         self._clock = clock
         self._sleep = sleep
-        self._next: dict[str, float] = {}
+        self._schedule = schedule if schedule is not None else _LocalSchedule()
         self.granted: Counter[str] = Counter()
+
+    @property
+    def active(self) -> bool:
+        """Whether there is a limit to wait for."""
+        return self._interval is not None
 
     async def acquire(self, key: str) -> None:
         """Return when ``key`` may make one more request (at once without a limit)."""
         if self._interval is None:
             return
         now = self._clock()
-        at = max(now, self._next.get(key, now))
-        self._next[key] = at + self._interval  # taken before waiting: callers queue in order
+        at = self._schedule.take(key, now, self._interval)  # before waiting: callers queue in order
         self.granted[key] += 1
         if at > now:
             await self._sleep(at - now)
-
-    @asynccontextmanager
-    async def for_vendors(self, vendors: Iterable[str]) -> AsyncIterator[None]:
-        """Entered once each key in ``vendors`` allows one more request (a line asking several
-        vendors spends one of each)."""
-        for key in vendors:
-            await self.acquire(key)
-        yield
 
 
 class GatedAdapter:
@@ -152,3 +214,12 @@ def gated_adapters(
 
         adapters[vendor] = GatedAdapter(inner, credential_key(settings, vendor), acquire)
     return adapters
+
+
+def limited(router: Router, limits: RateLimits) -> Router:
+    """``router`` with every attempt of every call waiting for its turn under ``limits``,
+    retries and fallbacks included (``router`` itself when there is no limit). ``router``
+    still makes, owns and closes the adapters."""
+    if not limits.active:
+        return router
+    return router.with_adapters(gated_adapters(router, router.settings, limits.acquire))

@@ -108,7 +108,8 @@ async def arun_batch(
     """Run every request of ``input_path`` and write one row per request to ``output_path``.
 
     ``concurrency`` lines are in flight at once (over all workers or actors); ``max_rps`` caps
-    the request rate per vendor (a line asking several vendors spends one request of each).
+    the rate of provider calls per vendor and credential, every attempt counted (retries,
+    fallbacks and each vendor a line asks), over all workers or actors together.
     ``settings`` build the routers (default: an injected router's, else ``RouterSettings()``).
     An existing, non-empty output file is an error unless ``resume`` (continue it) or
     ``overwrite`` (start over) says what to do with it; an output that is not a regular file,

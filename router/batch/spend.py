@@ -1,9 +1,11 @@
 """What a batch spent: each answered call's estimated cost, totalled per vendor and per model.
 
 A call costs money once a provider answered it, whether or not the answer then passed REQUIRED
-grounding, so a rejected answer's cost counts too. Calls that failed at the provider (errors,
-timeouts) and bad input lines cost nothing here. Answers whose model has no price are counted
-as ``unpriced``; their spend is unknown, not zero.
+grounding, so a rejected answer's cost counts too, and so do the answers of every vendor a
+request with fallbacks tried. A failed row's cost is its error's ``usage`` (the same figure its
+row carries as ``error.usage``), so the rows of a run add up to its summary. Calls that failed
+at the provider (errors, timeouts) and bad input lines cost nothing here. Answers whose model
+has no price are counted as ``unpriced``; their spend is unknown, not zero.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from router.errors import GroundingValidationError, RouterError
-from router.types import LLMResponse
+from router.errors import RouterError
+from router.types import Cost, LLMResponse, Usage
 
 __all__ = ["CostSummary", "Spend", "SpendLedger", "spend_of", "spend_of_error"]
 
@@ -36,24 +38,32 @@ class Spend:
 
 def spend_of(response: LLMResponse) -> Spend:
     """The spend of an answered call, priced or not."""
-    cost = response.usage.cost
+    return _spend(response.vendor, response.model, response.usage.cost)
+
+
+def spend_of_error(error: RouterError | None) -> Spend | None:
+    """The spend of a failed call: what its error's ``usage`` says was paid (an answer that
+    grounding rejected, and every fallback attempt's), under the vendor and model of the
+    rejected answer, else of the error; None when nothing was answered."""
+    if error is None or not isinstance(error.usage, Usage):
+        return None
+    kept = getattr(error, "response", None)
+    if isinstance(kept, LLMResponse):
+        return _spend(kept.vendor, kept.model, error.usage.cost)
+    return _spend(error.vendor or "unknown", error.model or "unknown", error.usage.cost)
+
+
+def _spend(vendor: str, model: str, cost: Cost | None) -> Spend:
     if cost is None:
-        return Spend(vendor=response.vendor, model=response.model)
+        return Spend(vendor=vendor, model=model)
     return Spend(
-        vendor=response.vendor,
-        model=response.model,
+        vendor=vendor,
+        model=model,
         currency=cost.currency,
         tokens=cost.tokens,
         searches=cost.searches,
         total=cost.total,
     )
-
-
-def spend_of_error(error: RouterError | None) -> Spend | None:
-    """The spend of a failed row: an answer that grounding validation rejected still cost."""
-    if isinstance(error, GroundingValidationError) and isinstance(error.response, LLMResponse):
-        return spend_of(error.response)
-    return None
 
 
 @dataclass

@@ -63,7 +63,7 @@ A line may ask several providers at once: "vendors": ["openai", "vertex"] (optio
 "models": {vendor: model} and "require": "any" | "all") beside the request's fields. Its row is
 {"request_id", "ok", "line", "request": {"vendors", "models", "require", ...}, "fanout":
 {"providers": {vendor: {"ok", "response" | "error"}}, "aggregate"}}, with "error" when require
-was not met. --max-rps spends one request of each vendor a line asks.
+was not met. --max-rps counts each call to each vendor a line asks, retries included.
 
 A line may carry its own "grounding_policy" (see README, Grounding validation); the grounding
 policy flags below set the policy of every line that has none. A REQUIRED line whose answer
@@ -96,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=_positive_float,
         default=None,
         metavar="R",
-        help="at most R requests per second per vendor (default: no limit)",
+        help="at most R provider calls per second per vendor and credential, every attempt "
+        "counted (default: no limit)",
     )
     parser.add_argument(
         "--workers",

@@ -389,6 +389,19 @@ def test_close_releases_adapters() -> None:
     assert adapter.closed
 
 
+def test_with_adapters_routes_through_them_and_closes_only_them() -> None:
+    """A router with other adapters keeps the original's retries and settings; closing it closes
+    the adapters it was given, not the original's."""
+    sleeps: list[float] = []
+    original, other = ScriptedAdapter(GROUNDED), ScriptedAdapter(transient(1.0), GROUNDED)
+    router = make_router(original, sleeps)
+    with router.with_adapters({"openai": other}) as twin:  # type: ignore[dict-item]
+        assert twin.route(request()).attempts == 2
+        assert twin.settings is router.settings
+    assert (other.closed, original.closed, sleeps) == (True, False, [1.0])
+    assert original.calls == []
+
+
 async def test_aroute_retries_and_validates() -> None:
     """aroute retries a transient error and post-validates REQUIRED like route."""
     sleeps: list[float] = []

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from router.batch.input import BatchInput
-from router.batch.limits import RateLimits
+from router.batch.limits import RateLimits, limited
 from router.batch.output import ResultWriter, check_output_path, existing_request_ids
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import BatchStats, BatchSummary
@@ -131,11 +131,11 @@ async def _in_process(run: _LocalRun) -> bool:
     router = engine.router or UnifiedLLMAdapter(
         run.settings, tracer_provider=engine.tracer_provider
     )
+    limits = RateLimits(job.max_rps)
     routing = InProcessRun(
-        router=router,
+        router=limited(router, limits),  # every attempt waits for its turn, retries included
         writer=run.writer,
         stats=run.stats,
-        limiters=RateLimits(job.max_rps),
         stop=job.stop,
         on_progress=job.on_progress,
         saver=ReplySaver(engine.save_replies) if engine.save_replies is not None else None,
@@ -143,6 +143,7 @@ async def _in_process(run: _LocalRun) -> bool:
     try:
         return await routing.execute(run.requests, run.done_ids, job.concurrency, job.grace_s)
     finally:
+        _log_granted(job.max_rps, dict(limits.granted))
         if engine.router is None:
             await router.aclose()
 
@@ -160,16 +161,25 @@ async def _in_pool(run: _LocalRun) -> bool:
         trace_context=inject_context(),
     )
     on_progress = job.on_progress
-    return await asyncio.to_thread(  # the thread gets this context
-        pool.run,
-        run.requests,
-        run.done_ids,
-        run.writer,
-        stats,
-        should_stop=job.stop.is_set,
-        grace_s=job.grace_s,
-        on_row=lambda: on_progress(stats) if on_progress else None,
-    )
+    try:
+        return await asyncio.to_thread(  # the thread gets this context
+            pool.run,
+            run.requests,
+            run.done_ids,
+            run.writer,
+            stats,
+            should_stop=job.stop.is_set,
+            grace_s=job.grace_s,
+            on_row=lambda: on_progress(stats) if on_progress else None,
+        )
+    finally:
+        _log_granted(job.max_rps, pool.granted())
+
+
+def _log_granted(max_rps: float | None, granted: dict[str, int]) -> None:
+    """With a rate limit, the turns given per key: one per provider call, retries included."""
+    if max_rps is not None:
+        log.info("batch_rate_limited", max_rps=max_rps, granted=granted)
 
 
 def _batch_attributes(stats: BatchStats, workers: int, concurrency: int) -> dict[str, Any]:

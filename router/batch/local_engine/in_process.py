@@ -12,10 +12,9 @@ from collections.abc import Container
 from contextlib import nullcontext
 from typing import Any
 
-from router.batch.fanout_lines import request_row, request_vendors
+from router.batch.fanout_lines import request_row
 from router.batch.input import BatchInput, BatchItem
 from router.batch.job import ProgressCallback
-from router.batch.limits import RateLimits
 from router.batch.output import ResultWriter, error_row
 from router.batch.saved_replies import ReplySaver
 from router.batch.stats import BatchStats
@@ -29,7 +28,11 @@ log = get_logger(__name__)
 
 
 class InProcessRun:
-    """The tasks of one run: a producer reading the input, consumers routing, one writer."""
+    """The tasks of one run: a producer reading the input, consumers routing, one writer.
+
+    ``router`` routes every request; with a rate limit it is one whose every attempt waits for
+    its turn (:func:`router.batch.limits.limited`).
+    """
 
     def __init__(
         self,
@@ -37,7 +40,6 @@ class InProcessRun:
         router: UnifiedLLMAdapter,
         writer: ResultWriter,
         stats: BatchStats,
-        limiters: RateLimits,
         stop: asyncio.Event,
         on_progress: ProgressCallback | None,
         saver: ReplySaver | None = None,
@@ -45,7 +47,6 @@ class InProcessRun:
         self.router = router
         self.writer = writer
         self.stats = stats
-        self.limiters = limiters
         self.stop = stop
         self.on_progress = on_progress
         self.saver = saver
@@ -132,9 +133,8 @@ class InProcessRun:
             request = item.request
             assert request is not None  # the producer only queues parsed requests
             saving = self.saver.saving(item.request_id) if self.saver else nullcontext()
-            async with self.limiters.for_vendors(request_vendors(request)):
-                with saving:
-                    text, facts = await request_row(self.router, item.line, request)
+            with saving:
+                text, facts = await request_row(self.router, item.line, request)
             self.writer.write_line(text)
             self.stats.record(facts)
             self._progress()

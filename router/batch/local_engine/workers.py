@@ -25,13 +25,9 @@ from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as ProcessEvent
 from typing import Any
 
-from router.batch.fanout_lines import (
-    decode_request,
-    encode_request,
-    request_row,
-    request_vendors,
-)
+from router.batch.fanout_lines import decode_request, encode_request, request_row
 from router.batch.input import BatchInput, BatchItem
+from router.batch.limits import SharedSchedule
 from router.batch.local_engine.lifecycle import WorkerStart, enter_worker
 from router.batch.output import ResultWriter, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
@@ -67,6 +63,8 @@ class _WorkerConfig:
     settings: RouterSettings
     concurrency: int
     max_rps: float | None
+    # Where every worker takes its turns: one limit per key for the whole pool.
+    schedule: SharedSchedule
     batch: int
     # Run first in each worker (e.g. to configure a tracer provider); must be picklable.
     setup: Callable[[], None] | None = None
@@ -95,7 +93,8 @@ class WorkerPool:
             start=WorkerStart(),
             settings=settings,
             concurrency=per_worker,
-            max_rps=max_rps / workers if max_rps else None,
+            max_rps=max_rps,
+            schedule=SharedSchedule.for_settings(settings, self._context),
             batch=batch,
             setup=setup,
             trace_context=dict(trace_context or {}),
@@ -105,6 +104,10 @@ class WorkerPool:
         self._results: Any = self._context.Queue()
         self._stop = self._context.Event()
         self._processes: list[Any] = []
+
+    def granted(self) -> dict[str, int]:
+        """Rate-limit turns the workers were given, per key: one per provider call."""
+        return self._config.schedule.granted()
 
     def run(
         self,
@@ -310,13 +313,13 @@ def _worker_main(
 
 
 async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: ProcessEvent) -> None:
-    from router.batch.limits import RateLimits
+    from router.batch.limits import RateLimits, limited
     from router.router import UnifiedLLMAdapter
 
     loop = asyncio.get_running_loop()
     # One batch queued here, one more waiting in pull(): the rest stays with the parent.
     local: asyncio.Queue[_Task | None] = asyncio.Queue(maxsize=config.batch)
-    limits = RateLimits(config.max_rps)
+    limits = RateLimits(config.max_rps, schedule=config.schedule)
     rows = _RowBatcher(results, loop)
 
     async def queue_all(batch: list[_Task | None]) -> None:
@@ -342,10 +345,10 @@ async def _worker_loop(config: _WorkerConfig, tasks: Any, results: Any, stop: Pr
                 continue
             line, request_json, fanout = task
             request = decode_request(request_json, fanout)
-            async with limits.for_vendors(request_vendors(request)):
-                rows.add(await request_row(router, line, request))
+            rows.add(await request_row(router, line, request))
 
-    async with UnifiedLLMAdapter(config.settings) as router:
+    async with UnifiedLLMAdapter(config.settings) as built:
+        router = limited(built, limits)  # every attempt waits for its turn, retries included
         puller = loop.run_in_executor(None, pull)
         try:
             await asyncio.gather(*(consume(router) for _ in range(config.concurrency)))

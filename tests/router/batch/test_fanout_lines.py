@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
-from router.batch.fanout_lines import FanoutRequest, decode_request, encode_request
+from router import RouterSettings, UnifiedLLMAdapter
+from router.batch.fanout_lines import FanoutRequest, decode_request, encode_request, request_row
 from router.batch.input import BatchInput, BatchItem
-from router.batch.limits import RateLimits
+from router.batch.limits import RateLimits, limited
 from router.batch.output import error_row, row_text
+from router.emulated import emulated_settings
+from router.emulator import Emulator
 from support.hostile_lines import fanout_request
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -72,17 +75,22 @@ def test_a_request_one_vendor_cannot_serialise_is_one_error(tmp_path: Path) -> N
     assert "cannot be serialised" in item.error.message
 
 
-async def test_a_fanout_spends_one_request_of_each_vendor_it_asks() -> None:
-    """At one request per second, a line asking openai and vertex spends one of each only."""
-    limits = RateLimits(1)
-    async with limits.for_vendors(["openai", "vertex"]):
-        pass
-    assert limits.granted == {"openai": 1, "vertex": 1}
+async def test_a_fanout_takes_one_turn_of_each_vendor_it_asks(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    """Rate-limited, a line asking openai and vertex takes one turn of each vendor's limit."""
+    (item,) = read(tmp_path / "in.jsonl", fanout_request(1, request_id="f"))
+    assert isinstance(item.request, FanoutRequest)
+    limits = RateLimits(1000)
+    async with UnifiedLLMAdapter(emulated_settings(emulator)) as router:
+        _, facts = await request_row(limited(router, limits), item.line, item.request)
+    assert facts.outcome == "ok"
+    assert sorted(key.split(":")[0] for key in limits.granted.elements()) == ["openai", "vertex"]
 
 
-async def test_no_rate_limit_spends_nothing() -> None:
-    """Without max_rps, a fan-out waits for nothing and nothing is counted."""
+def test_no_rate_limit_leaves_the_router_as_it_is() -> None:
+    """Without max_rps the router is not wrapped: nothing waits and nothing is counted."""
     limits = RateLimits(None)
-    async with limits.for_vendors(["openai", "vertex"]):
-        pass
+    router = UnifiedLLMAdapter(RouterSettings(_env_file=None))  # type: ignore[call-arg]
+    assert limited(router, limits) is router
     assert limits.granted == {}

@@ -4,12 +4,15 @@ every attempt of a call gated, retries included. Time is a clock the test advanc
 from __future__ import annotations
 
 import asyncio
+import itertools
+import multiprocessing
 from typing import Any
 
 import pytest
 
-from router.batch.limits import GatedAdapter, RateLimits, credential_key
+from router.batch.limits import GatedAdapter, RateLimits, SharedSchedule, credential_key
 from router.settings import RouterSettings
+from support.shared_turns import take_turns
 
 
 def busiest_window(times: list[float], width: float = 1.0) -> int:
@@ -87,3 +90,53 @@ async def test_every_attempt_waits_for_its_turn() -> None:
     for _ in range(3):
         await adapter.acomplete(None, None)  # type: ignore[arg-type]
     assert (acquired, inner.calls) == (["openai:k"] * 3, 3)
+
+
+def test_worker_processes_share_one_schedule() -> None:
+    """Two spawned processes taking turns of one key at the same time: each turn starts 1/rate
+    after the one before, whichever process took it, and every turn is counted. (The turns are
+    handed out, not waited for: a second apart, two schedules of their own would overlap.)"""
+    interval, each = 1.0, 100
+    context = multiprocessing.get_context("spawn")
+    schedule = SharedSchedule(["openai:k", "vertex:k"], context)
+    start, results = context.Barrier(3), context.Queue()
+    workers = [
+        context.Process(
+            target=take_turns,
+            args=(schedule, start, results),
+            kwargs={"key": "openai:k", "count": each, "interval": interval},
+        )
+        for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    start.wait(timeout=120)
+    turns = sorted(results.get(timeout=120) + results.get(timeout=120))
+    for worker in workers:
+        worker.join(timeout=120)
+    assert len(turns) == 2 * each
+    assert min(b - a for a, b in itertools.pairwise(turns)) >= interval * (1 - 1e-9)
+    assert schedule.granted() == {"openai:k": 2 * each}
+
+
+def test_limits_on_one_shared_schedule_keep_one_rate() -> None:
+    """Two processes' limits over one schedule, on a clock that stands still: their turns
+    interleave 1/rate apart, as one limit's would."""
+    schedule = SharedSchedule(["openai:k"], multiprocessing.get_context("spawn"))
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    first, second = (
+        RateLimits(10, clock=lambda: 0.0, sleep=sleep, schedule=schedule) for _ in range(2)
+    )
+
+    async def alternate() -> None:
+        for _ in range(5):
+            await first.acquire("openai:k")
+            await second.acquire("openai:k")
+
+    asyncio.run(alternate())
+    assert waits == pytest.approx([n / 10 for n in range(1, 10)])
+    assert (first.granted["openai:k"], second.granted["openai:k"]) == (5, 5)

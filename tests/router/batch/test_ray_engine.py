@@ -120,6 +120,19 @@ def test_summary_counts_the_rows_written(finished: FinishedRun) -> None:
     }
 
 
+def test_the_rows_cost_what_the_summary_says(finished: FinishedRun) -> None:
+    """REQUIRED-failed rows carry what their rejected answers cost (error.usage), so the rows'
+    cost adds up to the summary's, to its 6 decimal places."""
+    calls = [row.get("response") or row.get("error") for row in read_rows(finished.output)]
+    costs = [((call or {}).get("usage") or {}).get("cost") for call in calls]
+    rejected = [call for call in calls if call and call.get("reason") == "not_invoked"]
+    assert rejected
+    assert all(call["usage"]["cost"]["total"] > 0 for call in rejected)
+    (total,) = finished.summary.cost.totals
+    rows_total = sum(cost["total"] for cost in costs if cost is not None)
+    assert rows_total == pytest.approx(total["total"], abs=5e-7)
+
+
 @pytest.mark.slow
 def test_2000_rows_follow_the_fault_plan(
     ray_address: str, emulator: Emulator, tmp_path: Path
