@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
@@ -89,6 +89,7 @@ class CallLimits:
     __slots__ = (
         "_clock",
         "_expires_at",
+        "_timer",
         "citations_cut",
         "debug_events",
         "fired",
@@ -115,7 +116,22 @@ class CallLimits:
         self.citations_cut = 0
         self._clock = clock
         self._expires_at = clock() + seconds
+        self._timer: asyncio.Timeout | None = None  # run_within's, while it awaits the call
         self.fired: str | None = None
+
+    @asynccontextmanager
+    async def paused(self) -> AsyncIterator[None]:
+        """No deadline inside the block, and a whole one from its end: the time spent there
+        (a rate-limit turn waited for) is not the provider's, so it does not count against
+        ``timeout_s``."""
+        if self._timer is not None:
+            self._timer.reschedule(None)
+        try:
+            yield
+        finally:
+            self._expires_at = self._clock() + self.seconds
+            if self._timer is not None:
+                self._timer.reschedule(asyncio.get_running_loop().time() + self.seconds)
 
     def remaining(self) -> float:
         """Seconds left, never below zero."""
@@ -223,6 +239,7 @@ async def run_within(limits: CallLimits, call: Callable[[], Awaitable[T]]) -> T:
     """Await ``call()`` in ``limits``' scope, cancelled at its deadline (``DeadlineExceeded``)."""
     with limits_scope(limits):
         timer = asyncio.timeout(limits.remaining())
+        outer, limits._timer = limits._timer, timer
         try:
             async with timer:
                 return await call()
@@ -233,6 +250,8 @@ async def run_within(limits: CallLimits, call: Callable[[], Awaitable[T]]) -> T:
                     f"the call's deadline of {limits.seconds:g} s has passed"
                 ) from exc
             raise
+        finally:
+            limits._timer = outer
 
 
 def iterate_within(limits: CallLimits, items: Iterator[T]) -> Iterator[T]:

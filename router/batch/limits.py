@@ -7,8 +7,9 @@ bucket through at once and then refills: up to twice the rate within one second.
 
 :class:`GatedAdapter` wraps each vendor's adapter of a router so that every attempt waits for
 its turn, retries included, once the adapter (and its SDK) is ready: a turn taken before that
-would let the requests queued behind an SDK's first import out at once. The wait is within the
-call's deadline, so ``concurrency / max_rps`` should stay well below ``timeout_s``.
+would let the requests queued behind an SDK's first import out at once. The wait is not the
+provider's: the call's deadline (``timeout_s``) is paused for it and starts again once the turn
+comes, so a long queue behind a low ``max_rps`` never ends in deadline errors.
 :func:`limited` gives a router whose every attempt is gated so (the local engine's), and
 :class:`SharedSchedule` keeps the turns of the local engine's worker processes in shared memory,
 so that they share one limit per key as the Ray engine's actors share theirs.
@@ -24,6 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from multiprocessing.context import BaseContext
 from typing import TYPE_CHECKING, Any, Protocol, get_args
 
+from router.call_limits import current_limits
 from router.types import Vendor
 
 if TYPE_CHECKING:
@@ -175,17 +177,25 @@ class GatedAdapter:
 
     async def acomplete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         if self._warm:
-            await self._acquire(self._key)
+            await self._turn()
             return await self._inner().acomplete(request, settings)
         if self._first is None:  # made on the event loop the calls run on
             self._first = asyncio.Lock()
         async with self._first:
             adapter = self._inner()
-            await self._acquire(self._key)
+            await self._turn()
             try:
                 return await adapter.acomplete(request, settings)
             finally:
                 self._warm = True
+
+    async def _turn(self) -> None:
+        limits = current_limits()
+        if limits is None:
+            await self._acquire(self._key)
+            return
+        async with limits.paused():
+            await self._acquire(self._key)
 
     def complete(self, request: LLMRequest, settings: RouterSettings) -> AdapterResult:
         # Batch jobs route asynchronously; a blocking call here could not wait for its turn.

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from router.batch.limits import GatedAdapter, RateLimits, SharedSchedule, credential_key
+from router.call_limits import CallLimits, DeadlineExceeded, run_within
 from router.settings import RouterSettings
 from support.shared_turns import take_turns
 
@@ -90,6 +91,49 @@ async def test_every_attempt_waits_for_its_turn() -> None:
     for _ in range(3):
         await adapter.acomplete(None, None)  # type: ignore[arg-type]
     assert (acquired, inner.calls) == (["openai:k"] * 3, 3)
+
+
+class LoopClock:
+    """The running loop's own clock, advanced by the test: timers due by it fire at once."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.now = loop.time()
+        loop.time = lambda: self.now  # type: ignore[method-assign]
+
+    async def advance(self, seconds: float) -> None:
+        """Move the clock on, then give the loop the passes a timer due by now needs to fire
+        (one to find it due, one to run it)."""
+        self.now += seconds
+        for _ in range(3):
+            await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize(("turn_wait", "expected"), [(5.0, "reply"), (0.0, "reply")])
+async def test_the_wait_for_a_turn_is_not_part_of_the_deadline(
+    turn_wait: float, expected: str
+) -> None:
+    """A call whose turn comes 5 s into a 2 s deadline still gets its 2 s with the provider;
+    a call that then takes longer than 2 s with the provider still ends at its deadline."""
+    clock = LoopClock(asyncio.get_running_loop())
+
+    async def acquire(key: str) -> None:
+        await clock.advance(turn_wait)  # the schedule made this attempt wait for its turn
+
+    inner = Attempts()
+    adapter = GatedAdapter(lambda: inner, "openai:k", acquire)  # type: ignore[arg-type,return-value]
+    limits = CallLimits(2.0, clock=lambda: clock.now)
+    reply = await run_within(limits, lambda: adapter.acomplete(None, None))  # type: ignore[arg-type]
+    assert (reply, limits.remaining(), limits.fired) == (expected, 2.0, None)
+
+    async def slow_provider(request: Any, settings: Any) -> Any:
+        await clock.advance(2.5)
+        return "too late"
+
+    inner.acomplete = slow_provider  # type: ignore[method-assign]
+    with pytest.raises(DeadlineExceeded):
+        await run_within(
+            CallLimits(2.0, clock=lambda: clock.now), lambda: adapter.acomplete(None, None)
+        )  # type: ignore[arg-type]
 
 
 def test_worker_processes_share_one_schedule() -> None:
