@@ -12,7 +12,7 @@ import tempfile
 import warnings
 from contextlib import AbstractContextManager, nullcontext, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.batch.file_totals import FileTotals
 from router.batch.job import BatchEngine
@@ -29,6 +29,9 @@ from router.commands.file_args import (
 )
 from router.commands.grounding_flags import add_policy_flags, policy_from_args
 from router.commands.validate import add_input_format_flag, add_output_tokens_flag
+
+if TYPE_CHECKING:
+    from router.batch.ray_engine.retry import TakenOut
 
 __all__ = ["register"]
 
@@ -153,7 +156,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="all|transient",
         help="run the failed rows of OUT again, each replaced in its place once: all of them "
         "(the default), or =transient for provider failures that may pass (429, 5xx, "
-        "timeouts); the rest of the input is resumed too",
+        "timeouts); the rest of the input is resumed too (with --engine ray: taken out of "
+        "the job's commits, the new rows merged in shard order)",
     )
     parser.add_argument(
         "--summary-json", type=Path, metavar="FILE", help="also write the summary as JSON"
@@ -344,9 +348,8 @@ def _run_batch(args: argparse.Namespace) -> int:
             f"answers reached {limit.spent:.4f} USD; requests in flight finished, the rest "
             "have no row: run again with --resume (and a higher --max-cost) to finish"
         )
-    if args.resume and args.engine == "local":
-        totals = _whole_file(Path(args.output))
-        report["file"] = totals.to_dict()
+    if args.resume:
+        report["file"] = _whole_output(args).to_dict()
     if args.summary_json:
         args.summary_json.write_text(json.dumps(report, indent=2) + "\n")
     invalid = summary.outcomes.get("bad_input", 0)
@@ -372,45 +375,83 @@ def _input_file(args: argparse.Namespace) -> AbstractContextManager[str | Path]:
     return prepared_input(args.input, "IN.jsonl", input_format=args.input_format)
 
 
-def _whole_file(output: Path) -> FileTotals:
-    """Print the totals of every run that wrote OUT (this one resumed it); return them."""
+def _whole_output(args: argparse.Namespace) -> FileTotals:
+    """Print the totals of every run that wrote OUT (this one resumed it); return them.
+
+    The local engine's come from the rows of OUT, a Ray job's from its checkpoint (the facts of
+    every committed row: :mod:`router.batch.ray_engine.totals`).
+    """
     from router.batch.file_totals import file_totals
 
-    totals = file_totals(output)
+    if args.engine == "ray":
+        from router.batch.ray_engine.totals import job_totals
+
+        totals, what = job_totals(args.output, args.checkpoint), "job"
+    else:
+        totals, what = file_totals(Path(args.output)), "file"
     outcomes = ", ".join(f"{name} {count}" for name, count in sorted(totals.outcomes.items()))
     cost = ", ".join(f"{total:.4f} {currency}" for currency, total in sorted(totals.cost.items()))
-    print(f"whole file after resume: {totals.rows} rows ({outcomes or 'none'})")
+    print(f"whole {what} after resume: {totals.rows} rows ({outcomes or 'none'})")
     if cost:
         print(f"  estimated cost of its answers: {cost}")
     return totals
 
 
-def _take_out_failed(args: argparse.Namespace, source: str | Path) -> RetryPlan:
+def _take_out_failed(args: argparse.Namespace, source: str | Path) -> RetryPlan | TakenOut:
     """Take OUT's failed rows out so that a resumed run routes them again (see
-    :mod:`router.batch.retry_failed`)."""
+    :mod:`router.batch.retry_failed`; on Ray, :mod:`router.batch.ray_engine.retry`)."""
     from router.batch.input import BatchInput
     from router.batch.retry_failed import take_out_failed
     from router.batch.seen_ids import SeenIds
 
-    if args.engine != "local":
-        raise ValueError("--retry-failed: for --engine local only")
+    args.resume = True
+    if args.engine == "ray":
+        return _take_out_of_commits(args, source)
     output = Path(args.output)
     if not output.is_file():
         raise FileArgumentError("read", output, "-o", "no such file: nothing to retry")
     with SeenIds() as input_ids:
         input_ids.update(item.request_id for item in BatchInput(Path(source)))
-        plan = take_out_failed(output, input_ids, args.retry_failed)
-    args.resume = True
-    return plan
+        return take_out_failed(output, input_ids, args.retry_failed)
 
 
-def _put_back(args: argparse.Namespace, plan: RetryPlan) -> None:
+def _take_out_of_commits(args: argparse.Namespace, source: str | Path) -> TakenOut:
+    """The Ray job's failed rows uncommitted, after the checks and recovery a run makes."""
+    from router.batch.ray_engine import require_ray
+    from router.batch.seen_ids import SeenIds
+
+    require_ray()
+    from router.batch.ray_engine.commits import committed_files, recover
+    from router.batch.ray_engine.layout import absolute, plan_layout, prepare
+    from router.batch.ray_engine.retry import input_ids, take_out_failed
+
+    layout = plan_layout(args.output, args.checkpoint)
+    prepare(layout, absolute(str(source)), resume=True, overwrite=False)
+    recover(layout)
+    if not committed_files(layout):
+        raise ValueError(f"--retry-failed: {args.output} holds no committed rows to retry")
+    with SeenIds() as ids:
+        ids.update(input_ids(absolute(str(source))))
+        return take_out_failed(layout, ids, args.retry_failed)
+
+
+def _put_back(args: argparse.Namespace, plan: RetryPlan | TakenOut) -> None:
     from router.batch.retry_failed import put_back_in_place
 
-    replaced = put_back_in_place(Path(args.output), plan)
+    if isinstance(plan, RetryPlan):
+        replaced = put_back_in_place(Path(args.output), plan)
+        where = "each in its place"
+    else:
+        from router.batch.ray_engine.layout import plan_layout
+
+        try:
+            replaced = plan.rerun(plan_layout(args.output, args.checkpoint))
+        finally:
+            plan.close()
+        where = "each committed once"
     print(
         f"grounding-router batch: --retry-failed ran {replaced} of {plan.taken} failed rows "
-        "again, each in its place",
+        f"again, {where}",
         file=sys.stderr,
     )
 

@@ -23,7 +23,8 @@ from router.batch.ray_engine.engine import (
     INSTALL_HINT,
     RayEngine,
     RayUnavailableError,
+    require_ray,
     run_ray_batch,
 )
 
-__all__ = ["INSTALL_HINT", "RayEngine", "RayUnavailableError", "run_ray_batch"]
+__all__ = ["INSTALL_HINT", "RayEngine", "RayUnavailableError", "require_ray", "run_ray_batch"]

@@ -38,6 +38,9 @@ __all__ = [
     "Committed",
     "block_key",
     "committed",
+    "committed_batches",
+    "committed_files",
+    "delete_if_there",
     "recover",
 ]
 
@@ -120,25 +123,37 @@ class BatchCommits:
         fs.move(pending, f"{checkpoint}/{name}{COMMITTED_SUFFIX}")
 
     def _roll_back(self, name: str) -> None:
-        _delete_if_there(self._layout.shards, f"{name}{SHARD_SUFFIX}")
-        _delete_if_there(self._layout.checkpoint, f"{name}{PENDING_SUFFIX}")
+        delete_if_there(self._layout.shards, f"{name}{SHARD_SUFFIX}")
+        delete_if_there(self._layout.checkpoint, f"{name}{PENDING_SUFFIX}")
 
 
 def recover(layout: Layout) -> int:
     """Roll back every commit a killed run left half made; how many there were.
 
-    One listing of the checkpoint directory: no file is read.
+    One listing of each directory: no file is read. A shard without a checkpoint file (a
+    ``--retry-failed`` take-out killed midway, :mod:`.retry`) is deleted: its ids are not
+    committed. The shards are listed first: a shard written meanwhile by a task that outlived
+    its job already has its pending file when the checkpoint directory is listed.
     """
+    shard_fs, shards = resolve(layout.shards)
+    shard_names = [info.base_name for info in _listing(shard_fs, shards)]
     fs, checkpoint = resolve(layout.checkpoint)
     names = {info.base_name for info in _listing(fs, checkpoint)}
     rolled_back = 0
+    for base in shard_names:
+        name = base.removesuffix(SHARD_SUFFIX)
+        if base.endswith(SHARD_SUFFIX) and not (
+            f"{name}{COMMITTED_SUFFIX}" in names or f"{name}{PENDING_SUFFIX}" in names
+        ):
+            delete_if_there(layout.shards, base)
+            rolled_back += 1
     for base in names:
         if not base.endswith(PENDING_SUFFIX):
             continue
         name = base.removesuffix(PENDING_SUFFIX)
         if f"{name}{COMMITTED_SUFFIX}" not in names:
-            _delete_if_there(layout.shards, f"{name}{SHARD_SUFFIX}")
-        _delete_if_there(layout.checkpoint, base)
+            delete_if_there(layout.shards, f"{name}{SHARD_SUFFIX}")
+        delete_if_there(layout.checkpoint, base)
         rolled_back += 1
     if rolled_back:
         log.warning("batch_commits_rolled_back", commits=rolled_back)
@@ -147,18 +162,40 @@ def recover(layout: Layout) -> int:
 
 def committed(layout: Layout, *, columns: Sequence[str] = (REQUEST_ID,)) -> pa.Table:
     """The committed checkpoint rows of every run so far, read in parallel threads."""
-    import pyarrow.dataset as pads
+    dataset = _committed_dataset(layout)
+    if dataset is None:
+        return CHECKPOINT_SCHEMA.empty_table().select(list(columns))
+    return dataset.to_table(columns=list(columns), use_threads=True)
 
+
+def committed_batches(
+    layout: Layout, *, columns: Sequence[str] = (REQUEST_ID,)
+) -> Iterator[pa.RecordBatch]:
+    """The committed checkpoint rows, a batch at a time (files read ahead in threads): what
+    goes over a whole job without holding it."""
+    dataset = _committed_dataset(layout)
+    if dataset is not None:
+        yield from dataset.to_batches(columns=list(columns), use_threads=True)
+
+
+def committed_files(layout: Layout) -> list[Any]:
+    """The file infos of the committed checkpoint files, from one listing."""
     fs, checkpoint = resolve(layout.checkpoint)
-    files = [
-        info.path
+    return [
+        info
         for info in _listing(fs, checkpoint)
         if info.base_name.endswith(COMMITTED_SUFFIX) and not info.base_name.endswith(PENDING_SUFFIX)
     ]
+
+
+def _committed_dataset(layout: Layout) -> Any:
+    import pyarrow.dataset as pads
+
+    fs, _ = resolve(layout.checkpoint)
+    files = [info.path for info in committed_files(layout)]
     if not files:
-        return CHECKPOINT_SCHEMA.empty_table().select(list(columns))
-    dataset = pads.dataset(files, schema=CHECKPOINT_SCHEMA, format="parquet", filesystem=fs)
-    return dataset.to_table(columns=list(columns), use_threads=True)
+        return None
+    return pads.dataset(files, schema=CHECKPOINT_SCHEMA, format="parquet", filesystem=fs)
 
 
 def _name(key: str, n: int) -> str:
@@ -170,7 +207,8 @@ def _listing(fs: Any, directory: str) -> Iterator[Any]:
     return iter(fs.get_file_info(selector))
 
 
-def _delete_if_there(directory: str, base_name: str) -> None:
+def delete_if_there(directory: str, base_name: str) -> None:
+    """Delete ``base_name`` in ``directory`` when it is there."""
     fs, path = resolve(directory)
     with contextlib.suppress(FileNotFoundError):
         fs.delete_file(f"{path}/{base_name}")

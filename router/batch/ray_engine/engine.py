@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from router.batch.job import BatchJob
     from router.batch.stats import BatchSummary
 
-__all__ = ["INSTALL_HINT", "RayEngine", "RayUnavailableError", "run_ray_batch"]
+__all__ = ["INSTALL_HINT", "RayEngine", "RayUnavailableError", "require_ray", "run_ray_batch"]
 
 INSTALL_HINT = "pip install 'grounding-router[ray]'"
 
@@ -20,14 +20,19 @@ class RayUnavailableError(RuntimeError):
     """Ray Data is not installed; the message says how to install it."""
 
 
-def run_ray_batch(source: str, output: str, **options: Any) -> BatchSummary:
-    """Run a batch job on Ray (see :func:`router.batch.ray_engine.job.run_job`)."""
+def require_ray() -> None:
+    """Raise :class:`RayUnavailableError` unless Ray Data can be imported."""
     try:
         import ray.data  # noqa: F401
     except ImportError as exc:
         raise RayUnavailableError(
             f"the Ray engine needs Ray Data, which is not installed: {INSTALL_HINT}"
         ) from exc
+
+
+def run_ray_batch(source: str, output: str, **options: Any) -> BatchSummary:
+    """Run a batch job on Ray (see :func:`router.batch.ray_engine.job.run_job`)."""
+    require_ray()
     from router.batch.ray_engine.job import run_job
 
     return run_job(source, output, **options)

@@ -21,6 +21,7 @@ import pyarrow.fs as pafs
 
 from router.batch.input import MAX_LINE_BYTES
 from router.batch.output import row_request_id
+from router.batch.seen_ids import SeenIds
 from router.logging import get_logger
 from router.text.jsonl import Line, read_lines
 
@@ -126,14 +127,16 @@ def merge_shards(layout: Layout) -> MergeResult:
     """Write every shard's rows into the merged file, each request_id once (the first kept).
 
     The checkpoint already keeps each id to one committed shard; this is the last guard for a
-    row written twice by a task that outlived its job (see the README's guarantee).
+    row written twice by a task that outlived its job (see the README's guarantee). The ids
+    met are kept on disk (:class:`router.batch.seen_ids.SeenIds`, as the local engine keeps
+    them), so the driver's memory does not grow with the job. Directory output (``-o DIR``)
+    has nothing to merge: its shards are the output.
     """
     assert layout.merged is not None
     fs, merged_path = resolve(layout.merged)
     partial = f"{merged_path}.partial"
-    seen: set[str] = set()
     rows = duplicates = unreadable = 0
-    with fs.open_output_stream(partial) as out:
+    with SeenIds() as seen, fs.open_output_stream(partial) as out:
         for info in sorted(_files(layout.shards), key=lambda i: i.base_name):
             if not info.base_name.endswith(SHARD_SUFFIX):
                 continue

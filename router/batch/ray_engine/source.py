@@ -8,10 +8,11 @@ reader, and the items in file order to one :class:`router.batch.input.UniqueIds`
 derived, bad lines become error rows and repeated ids are renamed exactly as there.
 
 The read task also skips what earlier runs committed: it reads the committed ids of the
-checkpoint once (every file at once, in threads; see :mod:`.commits`) and leaves their lines out,
-so a resumed run's blocks are as full as a first run's, and no filter stage runs between
-reading and routing. It yields blocks of the job's rows per block, and tells the job's progress
-actor how many lines it read and skipped (the driver never reads the input).
+checkpoint once (a batch at a time, files in threads; see :mod:`.commits`) into an on-disk
+index (:class:`CommittedIds`) and leaves their lines out, so a resumed run's blocks are as full
+as a first run's, and no filter stage runs between reading and routing. It yields blocks of the
+job's rows per block, and tells the job's progress actor how many lines it read and skipped
+(the driver never reads the input).
 """
 
 from __future__ import annotations
@@ -28,16 +29,18 @@ from router.batch.output import error_row, line_bytes, row_text
 from router.batch.ray_engine.blocks import (
     INPUT_SCHEMA,
     REQUEST_ID,
+    decode_id,
     encode_facts,
     encode_id,
     encode_request,
 )
-from router.batch.ray_engine.commits import committed
+from router.batch.ray_engine.commits import committed_batches
 from router.batch.ray_engine.layout import Layout, input_lines
+from router.batch.seen_ids import SeenIds
 from router.batch.stats import row_facts
 from router.text.redaction import register_secret
 
-__all__ = ["RequestLines", "input_blocks"]
+__all__ = ["CommittedIds", "RequestLines", "input_blocks"]
 
 _ROWS_PER_BLOCK = 1024
 
@@ -67,15 +70,15 @@ class RequestLines(FileBasedDatasource):
         self._secrets = tuple(secrets)
 
     def _read_stream(self, f: pa.NativeFile, path: str) -> Iterator[Block]:
-        done = set(committed(self._layout)[REQUEST_ID].to_pylist())
-        yield from input_blocks(
-            f,
-            lambda: self._all_ids(path),
-            skip=done,
-            rows_per_block=self._rows_per_block,
-            on_read=self._count,
-            secrets=self._secrets,
-        )
+        with CommittedIds(self._layout) as done:
+            yield from input_blocks(
+                f,
+                lambda: self._all_ids(path),
+                skip=done,
+                rows_per_block=self._rows_per_block,
+                on_read=self._count,
+                secrets=self._secrets,
+            )
 
     def _count(self, lines: int, skipped: int) -> None:
         if self._progress is not None:
@@ -88,6 +91,27 @@ class RequestLines(FileBasedDatasource):
         """Every id of the input, read again: only a file with a repeated id needs them."""
         with self._filesystem.open_input_stream(path) as stream:
             yield from (line_request_id(line) for line in input_lines(stream))
+
+
+class CommittedIds:
+    """The ids committed by every run so far (encoded, as the blocks hold them), kept on disk
+    (:class:`router.batch.seen_ids.SeenIds`): the read task's memory stays flat however many
+    rows earlier runs committed. The checkpoint is read a batch at a time, its files in threads.
+    """
+
+    def __init__(self, layout: Layout) -> None:
+        self._ids = SeenIds()
+        for batch in committed_batches(layout):
+            self._ids.update(decode_id(i) for i in batch.column(REQUEST_ID).to_pylist())
+
+    def __contains__(self, request_id: object) -> bool:
+        return isinstance(request_id, bytes) and decode_id(request_id) in self._ids
+
+    def __enter__(self) -> CommittedIds:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._ids.close()
 
 
 def input_blocks(

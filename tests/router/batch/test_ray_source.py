@@ -15,9 +15,10 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from router.batch.input import BatchInput, line_request_id
-from router.batch.ray_engine.blocks import decode_id
-from router.batch.ray_engine.layout import input_lines
-from router.batch.ray_engine.source import input_blocks
+from router.batch.ray_engine.blocks import decode_id, encode_id
+from router.batch.ray_engine.commits import BatchCommits
+from router.batch.ray_engine.layout import input_lines, make_places, plan_layout
+from router.batch.ray_engine.source import CommittedIds, input_blocks
 from router.text.redaction import REDACTED
 from support.hostile_lines import POISON_LINES, hostile_line, valid_request
 
@@ -58,3 +59,16 @@ def test_a_bad_lines_row_carries_no_secret(tmp_path: Path) -> None:
     (row,) = read_on_ray(path, secrets=[secret])
     assert secret not in row["row"].decode()
     assert REDACTED in row["row"].decode()
+
+
+def test_committed_ids_are_skipped_from_the_on_disk_index(tmp_path: Path) -> None:
+    """Ids committed by earlier runs (one a lone surrogate) are found, others are not."""
+    layout = plan_layout(str(tmp_path / "out"))
+    make_places(layout)
+    odd = "odd-\ud800"
+    commits = BatchCommits(layout)
+    for n, request_id in enumerate(["a", "b", odd]):
+        commits.commit(f"k{n}", 0, [(encode_id(request_id), b"{}\n", b"facts")])
+    with CommittedIds(layout) as done:
+        assert [encode_id(i) in done for i in ("a", "b", odd, "c")] == [True, True, True, False]
+        assert "a" not in done  # the blocks hold ids encoded: text is never a committed id
