@@ -53,7 +53,7 @@ _WORD = re.compile(
 )
 
 
-_ASCII = frozenset(map(chr, range(128)))
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 _local = threading.local()  # a PyStemmer stemmer is not safe to share between threads
 
@@ -73,10 +73,9 @@ def _fold(text: str) -> str:
     if folded.isascii():
         return folded
     decomposed = unicodedata.normalize("NFKD", folded)
-    # The marks are looked up once per distinct character, not once per character, and only
-    # among the characters outside ASCII (none in it is a mark).
-    others = set(decomposed).difference(_ASCII)
-    marks = {ord(c): None for c in others if unicodedata.combining(c)}
+    # The marks are looked up once per distinct character, and only among the characters
+    # outside ASCII (none in it is a mark), which one regex scan picks out.
+    marks = {ord(c): None for c in set(_NON_ASCII.findall(decomposed)) if unicodedata.combining(c)}
     return decomposed.translate(marks) if marks else decomposed
 
 
