@@ -53,6 +53,8 @@ _WORD = re.compile(
 )
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
 _local = threading.local()  # a PyStemmer stemmer is not safe to share between threads
 
 
@@ -71,9 +73,30 @@ def _fold(text: str) -> str:
     if folded.isascii():
         return folded
     decomposed = unicodedata.normalize("NFKD", folded)
-    # The marks are looked up once per distinct character, not once per character.
-    marks = {ord(c): None for c in set(decomposed) if unicodedata.combining(c)}
+    # The marks are looked up once per distinct character, and only among the characters
+    # outside ASCII (none in it is a mark), which one regex scan picks out.
+    marks = {ord(c): None for c in set(_NON_ASCII.findall(decomposed)) if unicodedata.combining(c)}
     return decomposed.translate(marks) if marks else decomposed
+
+
+# Stems of the words met so far, shared by every reply: vocabulary recurs across replies, as
+# hosts do for extract's own caches. Bounded: when full it is replaced by an empty one (a thread
+# still reading the old one keeps it whole).
+_STEM_MEMO_SIZE = 65_536
+_stems: list[dict[str, str]] = [{}]  # the memo in a box: replaced when full
+
+
+def _stemmed(words: set[str]) -> frozenset[str]:
+    """The stems of ``words``: from the memo, the words it lacks stemmed in one call."""
+    memo = _stems[0]
+    missing = words.difference(memo)
+    if missing:
+        if len(memo) + len(missing) > _STEM_MEMO_SIZE:
+            memo = _stems[0] = {}
+            missing = words
+        fresh = list(missing)
+        memo.update(zip(fresh, _stemmer().stemWords(fresh), strict=True))
+    return frozenset(map(memo.__getitem__, words))
 
 
 @lru_cache(maxsize=4096)
@@ -82,9 +105,16 @@ def content_words(text: str) -> frozenset[str]:
 
     Memoised: a passage quoted for several claims, or a reply verified again, is read once.
     """
-    kept = set(_WORD.findall(_fold(text)))  # each distinct word stemmed once
-    kept -= _STOP_WORDS
-    return frozenset(_stemmer().stemWords(list(kept))) if kept else frozenset()
+    folded = _fold(text)
+    # Words never hold whitespace: the text is cut at it in one call, and a piece of ASCII
+    # letters and digits alone is one word. Only the other distinct pieces (punctuation, other
+    # scripts) go to the word pattern, all in one scan.
+    pieces = set(folded.split())
+    words = set(filter(str.isalnum, pieces if folded.isascii() else filter(str.isascii, pieces)))
+    if len(words) < len(pieces):
+        words.update(_WORD.findall(" ".join(pieces - words)))
+    words = words - _STOP_WORDS  # not -=: that walks all the stop words, this the text's words
+    return _stemmed(words) if words else frozenset()
 
 
 def lexical(claim: str, passage: str) -> float:

@@ -22,9 +22,9 @@ anyway, and a sentence whose offsets do not match its text is located by search 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from itertools import islice
+from itertools import accumulate, chain, islice, pairwise
 from typing import NamedTuple
 
 __all__ = ["Segment", "segment_claims"]
@@ -41,11 +41,14 @@ class Segment(NamedTuple):
 _FENCE = re.compile(
     r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S
 )
-# A block marker at the start of a line: heading, list item, quote.
-_LINE_OPENER = re.compile(
-    r"^(?:[^\S\n]*$|(?P<marker>[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?)+))",
-    re.M,
+# A block marker at the start of a line: heading, list item, quote; or a blank line.
+_OPENER_TEXT = (
+    r"(?P<line>)(?:[^\S\n]*$"
+    r"|(?P<marker>[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]?)+))"
 )
+_LINE_OPENER = re.compile(_OPENER_TEXT, re.M)
+# The same after a newline: the literal newline lets the engine skip from one line to the next.
+_NEXT_LINE_OPENER = re.compile(r"\n" + _OPENER_TEXT, re.M)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # Citation markers: a markdown link (in an optional parenthesised wrapper) or a numeric [3].
 # Each branch opens with a literal character, so the regex engine skips ahead to the candidates
@@ -82,37 +85,70 @@ def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator
     masked = _mask_markers(region, markers) if "[" in region else region
     if "`" in masked or "http" in masked:
         masked = _OPAQUE.sub(_letters, masked)
-    sentences = _sentences(masked, language)
-    marker_starts = [marker_start for marker_start, _ in markers]
+    sentences, tiled = _sentences(masked, language)
+    sentence_starts = [sentence_start for sentence_start, _ in sentences]
     cursor = 0
-    count = len(sentences)
-    for block_start, block_end in _blocks(region, 0, len(region)):
+    for block_start, block_end in _blocks(region):
         if block_start >= block_end:  # an empty block (a blank line) holds no piece
             continue
-        while cursor < count and sentences[cursor][1] <= block_start:
-            cursor += 1
-        pieces = []
-        for sentence_start, sentence_end in islice(sentences, cursor, None):
-            if sentence_start >= block_end:
-                break
-            # Conditional expressions, not max() and min(): this loop runs for every sentence.
-            piece_start = sentence_start if sentence_start > block_start else block_start
-            piece_end = sentence_end if sentence_end < block_end else block_end
-            if piece_start < piece_end and not region[piece_start:piece_end].isspace():
-                pieces.append((piece_start, piece_end))
-        for number in range(1, len(pieces)):
-            boundary = pieces[number][0]
-            if markers:
-                boundary = _after_markers(region, boundary, markers, marker_starts)
-            boundary = min(boundary, block_end)
-            pieces[number - 1] = (pieces[number - 1][0], boundary)
-            pieces[number] = (boundary, max(boundary, pieces[number][1]))
+        if tiled:
+            # The sentences cover the region end to end: a block's pieces are cut at the
+            # sentence starts inside it, found by bisection.
+            first = bisect_right(sentence_starts, block_start)
+            last = bisect_left(sentence_starts, block_end, first)
+            if first == last:  # one piece, the whole block: most blocks
+                piece = region[block_start:block_end]
+                text = piece.strip()
+                if text:
+                    at = start + block_end - len(piece.lstrip())
+                    yield Segment(at, at + len(text), text)
+                continue
+            cuts = [block_start, *sentence_starts[first:last], block_end]
+            pieces = [(cut, to) for cut, to in pairwise(cuts) if not region[cut:to].isspace()]
+        else:
+            pieces, cursor = _overlaps(region, block_start, block_end, sentences, cursor)
+        if len(pieces) > 1:
+            _move_cuts(region, block_end, pieces, markers)
         for piece_start, piece_end in pieces:  # trimmed of whitespace; a blank piece is dropped
             piece = region[piece_start:piece_end]
             text = piece.strip()
             if text:
-                first = start + piece_end - len(piece.lstrip())
-                yield Segment(first, first + len(text), text)
+                at = start + piece_end - len(piece.lstrip())
+                yield Segment(at, at + len(text), text)
+
+
+def _overlaps(
+    region: str, block_start: int, block_end: int, sentences: list[tuple[int, int]], cursor: int
+) -> tuple[list[tuple[int, int]], int]:
+    """The non-blank pieces of the sentences that overlap the block, and the first sentence that
+    does (where the next block's search starts): for sentences that leave gaps between them."""
+    count = len(sentences)
+    while cursor < count and sentences[cursor][1] <= block_start:
+        cursor += 1
+    pieces = []
+    for sentence_start, sentence_end in islice(sentences, cursor, None):
+        if sentence_start >= block_end:
+            break
+        # Conditional expressions, not max() and min(): this runs for every sentence.
+        piece_start = sentence_start if sentence_start > block_start else block_start
+        piece_end = sentence_end if sentence_end < block_end else block_end
+        if piece_start < piece_end and not region[piece_start:piece_end].isspace():
+            pieces.append((piece_start, piece_end))
+    return pieces, cursor
+
+
+def _move_cuts(
+    region: str, block_end: int, pieces: list[tuple[int, int]], markers: list[tuple[int, int]]
+) -> None:
+    """Each cut between two pieces moved past the citation markers right after it, in place."""
+    marker_starts = [marker_start for marker_start, _ in markers]
+    for number in range(1, len(pieces)):
+        boundary = pieces[number][0]
+        if markers:
+            boundary = _after_markers(region, boundary, markers, marker_starts)
+        boundary = min(boundary, block_end)
+        pieces[number - 1] = (pieces[number - 1][0], boundary)
+        pieces[number] = (boundary, max(boundary, pieces[number][1]))
 
 
 def _mask_markers(region: str, markers: list[tuple[int, int]]) -> str:
@@ -155,51 +191,54 @@ def _after_markers(
     return leading.end() if leading is not None else boundary
 
 
-def _blocks(content: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+def _blocks(region: str) -> list[tuple[int, int]]:
     """Paragraph pieces between blank lines; each heading, list item or quote line opens one.
 
-    The opener pattern is tried at line starts only, and not at a line that opens with a
-    letter (no opener does): a scan of the pattern over every character cost more.
+    Openers are looked for at the region's start and after each newline: the pattern of the
+    later ones opens with the newline, which the regex engine finds by a plain character search
+    instead of trying the pattern at every position.
     """
-    block_start = start
-    for opener in _line_openers(content, start, end):
-        line_start = opener.start()
-        yield block_start, line_start
-        if opener.group("marker") is None:  # a blank line
-            block_start = opener.end()
-            continue
+    blocks = []
+    block_start = 0
+    end = len(region)
+    first = _LINE_OPENER.match(region)
+    openers = _NEXT_LINE_OPENER.finditer(region)
+    for opener in chain((first,), openers) if first is not None else openers:
+        line = opener.start("line")
+        blocks.append((block_start, line))
         block_start = opener.end()
-        if opener.group("marker").lstrip().startswith("#"):  # a heading is a block of one line
-            newline = content.find("\n", block_start, end)
+        marker = opener.group("marker")
+        if marker is not None and marker.lstrip().startswith("#"):  # a heading: one line
+            newline = region.find("\n", block_start)
             line_end = end if newline < 0 else newline
-            yield block_start, line_end
+            blocks.append((block_start, line_end))
             block_start = line_end
-    yield block_start, end
+    blocks.append((block_start, end))
+    return blocks
 
 
-def _line_openers(content: str, start: int, end: int) -> Iterator[re.Match[str]]:
-    """The matches ``_LINE_OPENER.finditer(content, start, end)`` gives, line by line."""
-    line = start
-    if line > 0 and content[line - 1] != "\n":
-        line = content.find("\n", line, end) + 1
-        if line == 0:
-            return
-    while True:
-        if line == end or not content[line].isalpha():
-            opener = _LINE_OPENER.match(content, line, end)
-            if opener is not None:
-                yield opener
-        newline = content.find("\n", line, end)
-        if newline < 0:
-            return
-        line = newline + 1
+def _sentences(text: str, language: str) -> tuple[list[tuple[int, int]], bool]:
+    """The sentence ranges ``sentencex`` finds in ``text`` (paragraph breaks among them), and
+    whether they cover it end to end.
 
-
-def _sentences(text: str, language: str) -> list[tuple[int, int]]:
+    ``sentencex.segment`` gives the sentences' texts only, at half the cost of its boundary
+    dicts; when they join back into ``text`` (no character dropped or changed), the ranges are
+    their running lengths, end to end. Otherwise the boundaries are read with their offsets.
+    """
     import sentencex  # loaded on first use: `import router` stays light
 
     if not text.strip():
-        return []
+        return [], False
+    pieces = sentencex.segment(language, text)
+    if pieces and "".join(pieces) == text:
+        ends = list(accumulate(map(len, pieces)))
+        return list(zip([0, *ends[:-1]], ends, strict=True)), True
+    return _boundaries(text, language), False
+
+
+def _boundaries(text: str, language: str) -> list[tuple[int, int]]:
+    import sentencex
+
     ranges: list[tuple[int, int]] = []
     cursor = 0
     for boundary in sentencex.get_sentence_boundaries(language, text):

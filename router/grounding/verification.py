@@ -50,8 +50,7 @@ def verify(
         counts[claim.verdict] += 1
     scorable = counts["supported"] + counts["unsupported"]
     sources = cited_sources(response.citations, attributions)
-    # Every value is built here from checked parts: constructing skips validating them again.
-    report = GroundingReport.model_construct(
+    report = _report(
         claims=claims,
         coverage=_coverage(claims),
         support_rate=counts["supported"] / scorable if scorable else None,
@@ -68,6 +67,24 @@ def verify(
     )
     if policy is not None:
         report.violations = policy_violations(report, policy, sources, _hosts(sources))
+    return report
+
+
+_REPORT_FIELDS = frozenset(GroundingReport.model_fields)
+
+
+def _report(**values: object) -> GroundingReport:
+    """The report of ``values`` (every field, each built here from checked parts), unvalidated.
+
+    What ``GroundingReport.model_construct`` makes of every field given, at a third of its
+    cost: that walks each field's aliases and defaults, a fixed cost that was a third of the
+    verify of a one-sentence answer.
+    """
+    report = GroundingReport.__new__(GroundingReport)
+    object.__setattr__(report, "__dict__", values)
+    object.__setattr__(report, "__pydantic_fields_set__", set(_REPORT_FIELDS))
+    object.__setattr__(report, "__pydantic_extra__", None)
+    object.__setattr__(report, "__pydantic_private__", None)
     return report
 
 

@@ -1,5 +1,5 @@
-"""Grounding policies enforced on routed answers: every rule, REQUIRED and AUTO, sync, async and
-streamed, against the loopback emulator with the real SDK clients.
+"""Grounding policies enforced on routed answers: every rule, REQUIRED and AUTO, sync, async,
+streamed and async streamed, against the loopback emulator with the real SDK clients.
 
 Each rule's limits are set from the report of the same emulated answer routed without a
 policy: at the measured value the rule passes, one step past it the rule fails.
@@ -20,6 +20,7 @@ from router import (
     GroundingRequiredFailedError,
     LLMResponse,
     Router,
+    StreamEvent,
     verify,
 )
 from router.emulator import Emulator
@@ -97,10 +98,20 @@ def _streamed(router: Router, request: dict[str, Any]) -> LLMResponse:
     return last.response
 
 
+def _astreamed(router: Router, request: dict[str, Any]) -> LLMResponse:
+    async def events() -> list[StreamEvent]:
+        return [event async for event in router.astream(request)]
+
+    last = asyncio.run(events())[-1]
+    assert isinstance(last, Completed)
+    return last.response
+
+
 CALLS: dict[str, Callable[[Router, dict[str, Any]], LLMResponse]] = {
     "route": _routed,
     "aroute": _aroute,
     "stream": _streamed,
+    "astream": _astreamed,
 }
 
 

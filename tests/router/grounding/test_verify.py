@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from router import GroundingReport, LLMResponse, provider_confidence, verify
+from router import GroundingPolicy, GroundingReport, LLMResponse, provider_confidence, verify
 from router.types import Attribution
 from support.grounding import answer, cite, source
 
@@ -298,3 +298,18 @@ def test_the_report_round_trips_on_the_response() -> None:
     assert again == response
     assert isinstance(again.grounding, GroundingReport)
     assert again.attributions == response.attributions
+
+
+@pytest.mark.parametrize("policy", [None, GroundingPolicy(min_coverage=1.0)], ids=["none", "set"])
+def test_the_report_is_what_model_construct_would_make(policy: GroundingPolicy | None) -> None:
+    """verify builds its report without pydantic's walk over the fields: the same model, with
+    every field set, no extra and no private values, as ``model_construct`` makes of them."""
+    text = "Paris is the capital of France. Lyon is a city."
+    report = verify(answer(text, [cite(text, "Paris", 0, "Paris capital")]), policy=policy)
+    constructed = GroundingReport.model_construct(**report.__dict__)
+    assert report == constructed
+    assert report.model_fields_set == constructed.model_fields_set
+    assert report.model_fields_set == set(GroundingReport.model_fields)
+    assert report.__pydantic_extra__ == constructed.__pydantic_extra__
+    assert report.__pydantic_private__ == constructed.__pydantic_private__
+    assert GroundingReport.model_validate(report.model_dump()) == report
