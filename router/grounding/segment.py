@@ -55,6 +55,18 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # (an optional opening parenthesis made every position one, at ten times the cost).
 _MARKER_TEXT = r"\(\[[^\]\n]*\]\([^)\s]*\)\)|\[(?:[^\]\n]*\]\([^)\s]*\)|\d{1,4}\])"
 _CITATION_MARKER = re.compile(_MARKER_TEXT)
+# sentencex (1.0.32) panics, slicing inside a character, on some text with non-ASCII
+# whitespace ("C\xa0. ", "C\u2028. x"). Each is one character in a str, so the same
+# text with ASCII whitespace in its place has the same offsets: line and paragraph separators
+# become newlines, the others spaces.
+_LINE_BREAKS = "\x85\u2028\u2029"
+_ASCII_WHITESPACE = str.maketrans(
+    {
+        character: "\n" if character in _LINE_BREAKS else " "
+        for character in map(chr, range(0x80, 0x3001))
+        if character.isspace()
+    }
+)
 _LEADING_MARKERS = re.compile(rf"(?:\s*(?:{_MARKER_TEXT}))+")
 # Inline code spans and bare URLs: text the segmenter must not look inside.
 _OPAQUE = re.compile(r"`(`*)[^`\n]*?`\1|https?://\S*[^\s.,;:!?)\]]")
@@ -229,11 +241,18 @@ def _sentences(text: str, language: str) -> tuple[list[tuple[int, int]], bool]:
 
     if not text.strip():
         return [], False
-    pieces = sentencex.segment(language, text)
-    if pieces and "".join(pieces) == text:
-        ends = list(accumulate(map(len, pieces)))
-        return list(zip([0, *ends[:-1]], ends, strict=True)), True
-    return _boundaries(text, language), False
+    if not text.isascii():
+        text = text.translate(_ASCII_WHITESPACE)
+    try:
+        pieces = sentencex.segment(language, text)
+        if pieces and "".join(pieces) == text:
+            ends = list(accumulate(map(len, pieces)))
+            return list(zip([0, *ends[:-1]], ends, strict=True)), True
+        return _boundaries(text, language), False
+    except BaseException as error:  # a Rust panic is a BaseException (pyo3's PanicException)
+        if type(error).__name__ != "PanicException":
+            raise
+        return [(0, len(text))], False  # the block as one claim: coarser, never lost
 
 
 def _boundaries(text: str, language: str) -> list[tuple[int, int]]:

@@ -31,6 +31,10 @@ _PIECES = st.sampled_from(
         "Café",
         "東京",
         "القاهرة",
+        "\xa0",  # non-ASCII whitespace made the segmenter panic (see the test below)
+        "\u2028",
+        "\x85",
+        "C\xa0. ",
     ]
 )
 _TEXT = st.lists(st.one_of(st.text(max_size=20), _PIECES), max_size=30).map("".join)
@@ -83,3 +87,21 @@ def test_verify_never_raises_and_stays_in_range(
         previous_end = claim.end
         assert claim.support is None or 0.0 <= claim.support <= 1.0
         assert all(0 <= index < len(attributions) for index in claim.attributions)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "\rC\u2028. )xîN. \U0007c12aÂ\nÓ",
+        "C\xa0. x",
+        "C\u2029. Ó",
+        "\nC\x85. Â!é. \u2029\U0007c12a",
+        "Dr.\u3000Smith said so.\u2028It rained. [1]",
+    ],
+)
+def test_text_that_panicked_the_segmenter_gives_exact_claims(content: str) -> None:
+    """sentencex 1.0.32 panics (a BaseException) on these; verify reads them as any other."""
+    report = verify(answer(content, [], [source("a.org")]))
+    assert report.claims
+    for claim in report.claims:
+        assert content[claim.start : claim.end] == claim.text
