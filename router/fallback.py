@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from adapters.registry import provider
 from router.errors import GroundingRequiredFailedError, ProviderTransientError, RouterError
@@ -34,9 +34,18 @@ from router.logging import get_logger
 from router.settings import RouterSettings
 from router.types import Cost, LLMRequest, LLMResponse, Usage
 
-__all__ = ["Attempts", "Outcome", "chain_of", "fallback_reason", "fallbacks_taken", "total_cost"]
+__all__ = [
+    "Attempts",
+    "Outcome",
+    "chain_of",
+    "fallback_reason",
+    "fallbacks_taken",
+    "total_cost",
+    "with_earlier_cost",
+]
 
 Outcome = Literal["answered", "failed", "skipped"]
+Ended = TypeVar("Ended", LLMResponse, RouterError)
 
 log = get_logger(__name__)
 
@@ -96,11 +105,32 @@ def total_cost(costs: list[Cost]) -> Cost | None:
 
 
 def _cost_of(error: RouterError) -> Cost | None:
-    """What a failed attempt cost: a rejected answer was paid for; a failed call was not."""
+    """What a failed attempt cost: a rejected answer was paid for (an answer asked again for
+    included, see :func:`with_earlier_cost`); a failed call was not."""
+    if isinstance(error.usage, Usage) and error.usage.cost is not None:
+        return error.usage.cost
     kept = getattr(error, "response", None)
     if isinstance(kept, LLMResponse) and kept.usage.cost is not None:
         return kept.usage.cost
     return None
+
+
+def with_earlier_cost(outcome: Ended, earlier: Cost | None) -> Ended:
+    """``outcome`` of a call asked again (a response, or the error it ended in) with the cost of
+    the answer it replaced added into its ``usage.cost``: that answer was paid for too."""
+    if earlier is None:
+        return outcome
+    if isinstance(outcome, LLMResponse):
+        usage = outcome.usage
+        outcome.usage = usage.model_copy(update={"cost": _added(earlier, usage.cost)})
+    else:
+        usage = outcome.usage if isinstance(outcome.usage, Usage) else Usage()
+        outcome.usage = usage.model_copy(update={"cost": _added(earlier, usage.cost)})
+    return outcome
+
+
+def _added(earlier: Cost, cost: Cost | None) -> Cost | None:
+    return total_cost([earlier] if cost is None else [earlier, cost])
 
 
 @dataclass(slots=True)

@@ -41,7 +41,7 @@ from router.errors import (
     RequestValidationError,
     RouterError,
 )
-from router.fallback import Attempts, chain_of
+from router.fallback import Attempts, chain_of, with_earlier_cost
 from router.fanout import FanoutResult, Require, afan_out, fan_out
 from router.grounding.enforce import policy_validator
 from router.logging import CallLogContext, get_logger, register_secret
@@ -59,7 +59,7 @@ from router.tracing import (
     RouteTrace,
     Tracing,
 )
-from router.types import LLMRequest, LLMResponse, Vendor
+from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import DEFAULT_VALIDATORS, Validator
 
 __all__ = [
@@ -257,8 +257,13 @@ class Router:
             try:
                 response = self._route_once(checked, row, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
-                earlier = self._reask(checked, failure, span)
-                response = self._route_once(checked, row, started, attempts_before=earlier)
+                earlier, paid = self._reask(checked, failure, span)
+                try:
+                    response = self._route_once(checked, row, started, attempts_before=earlier)
+                except RouterError as error:
+                    with_earlier_cost(error, paid)
+                    raise
+                with_earlier_cost(response, paid)
             span.succeeded(response)
             if self.cache is not None:
                 self.cache.put(checked, response)
@@ -273,8 +278,15 @@ class Router:
             try:
                 response = await self._aroute_once(checked, row, started, attempts_before=0)
             except GroundingRequiredFailedError as failure:
-                earlier = self._reask(checked, failure, span)
-                response = await self._aroute_once(checked, row, started, attempts_before=earlier)
+                earlier, paid = self._reask(checked, failure, span)
+                try:
+                    response = await self._aroute_once(
+                        checked, row, started, attempts_before=earlier
+                    )
+                except RouterError as error:
+                    with_earlier_cost(error, paid)
+                    raise
+                with_earlier_cost(response, paid)
             span.succeeded(response)
             if self.cache is not None:
                 self.cache.put(checked, response)
@@ -636,11 +648,11 @@ class Router:
         request: LLMRequest,
         failure: GroundingRequiredFailedError,
         span: RouteTrace | NoSpan,
-    ) -> int:
-        """The attempts the failed answer took, when the setting asks again; else ``failure``."""
+    ) -> tuple[int, Cost | None]:
+        """The attempts the failed answer took and what it cost, when the setting asks again;
+        else ``failure``. Its cost goes into the final response's (or error's) usage."""
         if not self.settings.reask_on_required_failure:
             raise failure
-        # The answer asked again for is paid for too, but only the final response carries a cost.
         kept = failure.response
         cost = kept.usage.cost if isinstance(kept, LLMResponse) else None
         log.info(
@@ -652,7 +664,7 @@ class Router:
             cost=cost.total if cost is not None else None,
         )
         span.event("grounding_router.reask", {"grounding_router.reask.reason": failure.reason})
-        return kept.attempts if kept else 1
+        return (kept.attempts if kept else 1), cost
 
     def _stream_failed(
         self, request: LLMRequest, span: RouteTrace | NoSpan, error: RouterError
