@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from router.credential_pools import CredentialSet, check_pools, pool_secrets
 from router.grounding.report import GroundingPolicy
-from router.types import MAX_TIMEOUT_S
+from router.types import MAX_TIMEOUT_S, Vendor
 
 __all__ = ["ENV_PREFIX", "RouterSettings"]
 
@@ -37,6 +38,9 @@ class RouterSettings(BaseSettings):
         frozen=True,
         # inf and NaN pass "> 0" and then overflow the SDKs' arithmetic; no setting needs them.
         allow_inf_nan=False,
+        # A rejected value is not quoted back: it may be a key (credential_pools holds them in
+        # plain JSON until validated). The error still names the setting and what is wrong.
+        hide_input_in_errors=True,
     )
 
     # OpenAI
@@ -104,6 +108,11 @@ class RouterSettings(BaseSettings):
         default=None, validation_alias=_env("OPENROUTER_BASE_URL")
     )
 
+    # Several keys or projects per vendor (JSON: vendor -> list of credential sets, each setting
+    # some of that vendor's credential fields), spread over a batch job's workers and actors,
+    # one rate limit each (router.credential_pools).
+    credential_pools: dict[Vendor, tuple[CredentialSet, ...]] = Field(default_factory=dict)
+
     # Calls and retries: one retry layer (the router's); the SDKs' own retries are off.
     timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     max_attempts: int = Field(default=3, ge=1, le=10)
@@ -165,6 +174,13 @@ class RouterSettings(BaseSettings):
     # Forensics: debug events for every citation extraction step.
     debug_grounding: bool = Field(default=False, validation_alias=_env("DEBUG_GROUNDING"))
 
+    @field_validator("credential_pools")
+    @classmethod
+    def _check_pools(
+        cls, pools: dict[Vendor, tuple[CredentialSet, ...]]
+    ) -> dict[Vendor, tuple[CredentialSet, ...]]:
+        return check_pools(pools)
+
     def default_model(self, vendor: str) -> str | None:
         """``GROUNDING_ROUTER_DEFAULT_MODEL_<VENDOR>``, or None when it is not set."""
         value = getattr(self, f"default_model_{vendor}", None)
@@ -189,4 +205,4 @@ class RouterSettings(BaseSettings):
             secret = getattr(self, field)
             if secret is not None and secret.get_secret_value():
                 named[field.upper()] = secret.get_secret_value()
-        return named
+        return named | pool_secrets(self.credential_pools)

@@ -26,6 +26,7 @@ from multiprocessing.context import BaseContext
 from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from router.call_limits import current_limits
+from router.credential_pools import CREDENTIAL_FIELDS, pool_entry_settings
 from router.types import Vendor
 
 if TYPE_CHECKING:
@@ -48,21 +49,12 @@ Acquire = Callable[[str], Awaitable[None]]
 Clock = Callable[[], float]
 AsyncSleep = Callable[[float], Awaitable[None]]
 
-_CREDENTIALS: dict[str, tuple[str, ...]] = {
-    "openai": ("openai_api_key",),
-    "anthropic": ("anthropic_api_key",),
-    "vertex": ("google_cloud_project", "google_cloud_location", "vertex_access_token"),
-    "gemini": ("gemini_api_key",),
-    "perplexity": ("perplexity_api_key",),
-    "openrouter": ("openrouter_api_key",),
-}
-
 
 def credential_key(settings: RouterSettings, vendor: str) -> str:
     """The key ``vendor``'s limit is kept under: the vendor and a digest of its credential
     (never the secret itself), so requests on different keys or projects are limited apart."""
     digest = hashlib.blake2b(digest_size=6)
-    for name in _CREDENTIALS.get(vendor, ()):
+    for name in CREDENTIAL_FIELDS.get(vendor, ()):
         value = getattr(settings, name, None)
         secret = getattr(value, "get_secret_value", None)
         digest.update(repr(secret() if secret is not None else value).encode())
@@ -94,9 +86,10 @@ class SharedSchedule:
     """The next free time of each key in shared memory: one limit across worker processes.
 
     Made in the parent for a fixed set of keys (:meth:`for_settings`: every vendor's
-    :func:`credential_key`) and handed to each spawned worker. Each turn is taken under one
-    lock, on ``time.monotonic``, which every process of the machine reads alike. It also counts
-    the turns given per key, in all processes together.
+    :func:`credential_key`, one for each entry of its credential pool) and handed to each
+    spawned worker. Each turn is taken under one lock, on ``time.monotonic``, which every
+    process of the machine reads alike. It also counts the turns given per key, in all
+    processes together.
     """
 
     def __init__(self, keys: Sequence[str], context: BaseContext) -> None:
@@ -106,8 +99,15 @@ class SharedSchedule:
 
     @classmethod
     def for_settings(cls, settings: RouterSettings, context: BaseContext) -> SharedSchedule:
-        """A schedule for every vendor called with ``settings``' credentials."""
-        return cls([credential_key(settings, vendor) for vendor in get_args(Vendor)], context)
+        """A schedule for every vendor called with ``settings``' credentials, or with those of
+        any entry of its credential pool (router.credential_pools)."""
+        entries = max((len(pool) for pool in settings.credential_pools.values()), default=1)
+        keys = {
+            credential_key(pool_entry_settings(settings, index), vendor): None
+            for index in range(entries)
+            for vendor in get_args(Vendor)
+        }
+        return cls(list(keys), context)
 
     def take(self, key: str, now: float, interval: float) -> float:
         index = self._slots[key]

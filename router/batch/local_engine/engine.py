@@ -21,6 +21,7 @@ from router.batch.limits import RateLimits, limited
 from router.batch.output import ResultWriter, check_output_path, existing_request_ids
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import BatchStats, BatchSummary
+from router.credential_pools import pool_entry_settings
 from router.logging import get_logger
 from router.settings import RouterSettings
 from router.tracing import Tracing, inject_context
@@ -128,8 +129,9 @@ async def _in_process(run: _LocalRun) -> bool:
     from router.unified_llm_adapter import UnifiedLLMAdapter
 
     engine, job = run.engine, run.job
+    # One process routes as worker 0 would: the first entry of each credential pool.
     router = engine.router or UnifiedLLMAdapter(
-        run.settings, tracer_provider=engine.tracer_provider
+        pool_entry_settings(run.settings, 0), tracer_provider=engine.tracer_provider
     )
     limits = RateLimits(job.max_rps)
     routing = InProcessRun(

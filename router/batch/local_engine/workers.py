@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Container
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.synchronize import Event as ProcessEvent
 from typing import Any
 
@@ -31,6 +31,7 @@ from router.batch.limits import SharedSchedule
 from router.batch.local_engine.lifecycle import WorkerStart, enter_worker
 from router.batch.output import ResultWriter, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
+from router.credential_pools import pool_entry_settings
 from router.errors import RouterError
 from router.logging import get_logger
 from router.settings import RouterSettings
@@ -292,6 +293,8 @@ def _worker_main(
 ) -> None:
     """Entry point of a worker process."""
     enter_worker(config.start, number)
+    # Worker i routes with entry i of each credential pool: its own keys, its own limits.
+    config = replace(config, settings=pool_entry_settings(config.settings, number))
     if config.setup is not None:
         config.setup()
     with (

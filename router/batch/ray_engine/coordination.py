@@ -2,9 +2,10 @@
 
 :class:`SharedRateLimits` holds one limit per vendor and credential for the whole job, so
 ``max_rps`` caps the job's request rate per key, however many actors and nodes run it.
-:class:`JobProgress` counts the lines the read task read and skipped, and splits the job's
-concurrency between the routing actors running now. Both live on the driver's node: if
-that node goes, the job goes with it anyway.
+:class:`JobProgress` counts the lines the read task read and skipped, splits the job's
+concurrency between the routing actors running now, and numbers the actors (each takes the entry
+of the credential pools its number gives). Both live on the driver's node: if that node goes,
+the job goes with it anyway.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class JobProgress:
         self._lines = 0
         self._skipped = 0
         self._seen: dict[str, float] = {}
+        self._numbers: dict[str, int] = {}
 
     def share(self, actor: str, concurrency: int) -> int:
         """``actor``'s share of the job's ``concurrency``: split between the routing actors
@@ -52,6 +54,10 @@ class JobProgress:
         self._seen[actor] = now
         self._seen = {a: t for a, t in self._seen.items() if now - t < _RUNNING_S}
         return max(1, math.ceil(concurrency / len(self._seen)))
+
+    def number(self, actor: str) -> int:
+        """``actor``'s number in the job: 0, 1, ... in the order the actors first asked."""
+        return self._numbers.setdefault(actor, len(self._numbers))
 
     def read(self, lines: int, skipped: int) -> None:
         self._lines += lines

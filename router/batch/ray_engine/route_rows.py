@@ -43,6 +43,7 @@ from router.batch.ray_engine.blocks import (
 from router.batch.ray_engine.commits import BatchCommits, block_key
 from router.batch.ray_engine.layout import Layout
 from router.batch.stats import BatchStats, row_facts
+from router.credential_pools import pool_entry_settings
 from router.logging import get_logger
 from router.router import UnifiedLLMAdapter
 from router.settings import RouterSettings
@@ -61,8 +62,9 @@ class RouteRows:
 
     ``concurrency`` is the job's requests in flight: ``shares`` (the job's progress actor)
     tells each actor its share of them for the pool running now, before every block; without
-    it, the actor takes them all. ``rate_limits`` is the handle of the job's shared rate-limit
-    actor, or None for no limit.
+    it, the actor takes them all. The actor routes with the entry of each credential pool that
+    its number in the job (from ``shares``; 0 without) gives, as local worker processes do.
+    ``rate_limits`` is the handle of the job's shared rate-limit actor, or None for no limit.
     """
 
     def __init__(
@@ -89,8 +91,12 @@ class RouteRows:
         self._router: UnifiedLLMAdapter | None = None
         self._builder: UnifiedLLMAdapter | None = None
         self._gate = _Gate(concurrency)
+        self._numbered: asyncio.Future[None] | None = None
 
     async def __call__(self, batch: pa.Table) -> pa.Table:
+        if self._numbered is None:  # once, before this actor's router is built
+            self._numbered = asyncio.ensure_future(self._take_pool_entry())
+        await self._numbered
         if self._shares is not None:
             await self._gate.resize(await self._shares.share.remote(self._name, self._concurrency))
         columns = batch.to_pydict()
@@ -159,6 +165,12 @@ class RouteRows:
             # With a rate limit, every attempt waits for its turn (see _routing).
             text, counted = await request_row(self._routing(), line, parsed)
         return request_id, line_bytes(text), encode_facts(counted)
+
+    async def _take_pool_entry(self) -> None:
+        if not self._settings.credential_pools:
+            return
+        number = 0 if self._shares is None else await self._shares.number.remote(self._name)
+        self._settings = pool_entry_settings(self._settings, number)
 
     async def aclose(self) -> None:
         """Close the router's clients (an actor's are closed with its process)."""

@@ -8,6 +8,7 @@ shows that the rule leaves room for the checkpoint filter. Each input line carri
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -19,13 +20,16 @@ from typing import Any
 import pytest
 
 from router.batch import RayEngine, run_batch
+from router.batch.limits import credential_key
 from router.batch.ray_engine.layout import plan_layout
 from router.batch.stats import BatchSummary
+from router.credential_pools import pool_entry_settings
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.settings import RouterSettings
 from support.batch_plan import Planned, check_rows, planned_calls, read_rows, write_plan
 from support.emulated import ANSWER_TIMEOUT_S, cli_environment
+from support.logs import capture_logs
 
 # Ray starts processes for its cluster and every job: on a loaded machine a test may take minutes,
 # so the suite's two-minute guard is widened here; it still catches a hang.
@@ -261,3 +265,51 @@ def test_killed_driver_then_rerun_gives_every_id_once(
     run_on_ray(tmp_path / "in.jsonl", out, emulator, resume=True, actors=(1, 1))
     check_rows(read_rows(out), plan)
     check_rows(read_rows(Path(shards)), plan)
+
+
+def test_two_actors_call_with_the_two_keys_of_a_pool(
+    ray_address: str, emulator: Emulator, tmp_path: Path
+) -> None:
+    """With a 2-key OpenAI pool and two actors, each actor calls with its own key: both keys
+    arrive at the emulator, and the job's limiter counts each call under its key."""
+    keys = ["pool-key-Wn6tCk2Qz9Bd4Ps7", "pool-key-Fy3mLr8Xv5Jh1Ng6"]
+    settings = emulated_settings(
+        emulator,
+        credential_pools={"openai": [{"openai_api_key": key} for key in keys]},
+        retry_initial_delay_s=0.0,
+        retry_max_delay_s=0.0,
+        timeout_s=ANSWER_TIMEOUT_S,
+    )
+    # Four blocks of 16 rows, each call held 0.2 s, so the second block is dispatched while
+    # the first is still routing: to the other actor, the one with none in flight.
+    lines = [
+        {
+            "request_id": f"pool-{n}",
+            "vendor": "openai",
+            "model": "gpt-5",
+            "messages": [{"role": "user", "content": f"pool {n} [[emulator:fault=delay:0.2]]"}],
+            "grounded": True,
+        }
+        for n in range(64)
+    ]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    emulator.clear_requests()
+    with capture_logs() as events:
+        summary = run_batch(
+            tmp_path / "in.jsonl",
+            tmp_path / "out.jsonl",
+            settings=settings,
+            concurrency=16,
+            max_rps=10_000,
+            engine=RayEngine(actors=(2, 2)),
+        )
+    assert summary.outcomes == {"ok": 64}
+    seen = [
+        request.headers["authorization"].removeprefix("Bearer ") for request in emulator.requests
+    ]
+    assert set(seen) == set(keys)
+    (limited,) = [event for event in events if event["event"] == "batch_rate_limited"]
+    assert limited["granted"] == {
+        credential_key(pool_entry_settings(settings, number), "openai"): seen.count(key)
+        for number, key in enumerate(keys)
+    }

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
@@ -25,6 +27,7 @@ from router.batch.ray_engine.blocks import (
     read_stats,
 )
 from router.batch.ray_engine.commits import committed
+from router.batch.ray_engine.coordination import JobProgress
 from router.batch.ray_engine.layout import Layout, make_places, plan_layout
 from router.batch.ray_engine.route_rows import RouteRows
 from router.batch.stats import row_facts
@@ -215,3 +218,51 @@ async def test_a_retried_block_routes_only_what_was_not_committed(
     assert emulator.requests == []
     assert dict(again.outcomes) == {"ok": 2}
     assert len(shard_rows(layout)) == 2
+
+
+PROJECT = re.compile(r"/projects/([^/]+)/")
+
+
+class InProcessHandle:
+    """A Ray actor handle's calling convention (``handle.method.remote(...)``, awaited) over a
+    plain instance of the actor's class, as the stage calls its progress actor."""
+
+    def __init__(self, actor: object) -> None:
+        self._actor = actor
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._actor, name)
+
+        async def remote(*args: Any) -> Any:
+            return method(*args)
+
+        return SimpleNamespace(remote=remote)
+
+
+async def test_each_actor_routes_with_its_own_pool_entry(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    """Three actors numbered by the job's progress actor take entries 0, 1, 0 of a 2-project
+    Vertex pool: each block's calls go to its actor's project."""
+    settings = emulated_settings(
+        emulator,
+        retry_initial_delay_s=0.0,
+        retry_max_delay_s=0.0,
+        credential_pools={
+            "vertex": [{"google_cloud_project": "pool-p1"}, {"google_cloud_project": "pool-p2"}]
+        },
+    )
+    progress = InProcessHandle(JobProgress())
+    projects = []
+    for number in range(3):
+        places = plan_layout(str(tmp_path / f"out{number}"))
+        make_places(places)
+        stage = RouteRows(settings, places, concurrency=2, commit_s=60.0, shares=progress)
+        batch = [to_route(f"a{number}-{n}", n, f"Where is river {number}-{n}?") for n in range(2)]
+        emulator.clear_requests()
+        try:
+            await stage(pa.Table.from_pylist(batch, schema=INPUT_SCHEMA))
+        finally:
+            await stage.aclose()
+        projects.append({PROJECT.findall(request.path)[0] for request in emulator.requests})
+    assert projects == [{"pool-p1"}, {"pool-p2"}, {"pool-p1"}]
