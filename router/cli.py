@@ -13,6 +13,8 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 
+from pydantic import ValidationError
+
 from adapters.registry import labels
 from router import __version__
 from router.commands import (
@@ -29,7 +31,7 @@ from router.commands import (
 from router.commands import emulator as emulator_command
 from router.commands.exit_codes import ExitCode
 from router.logging import configure_logging
-from router.settings import RouterSettings
+from router.settings import RouterSettings, settings_problems
 from router.text.redaction import RedactingStream, register_secret
 from router.text.terminal import show_warning
 
@@ -106,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.settings = RouterSettings()
         if args.no_cache:
             args.settings = args.settings.model_copy(update={"cache": None})
+    except ValidationError as exc:
+        print(f"grounding-router: invalid configuration: {settings_problems(exc)}", file=sys.stderr)
+        return ExitCode.CONFIGURATION_ERROR
     except ValueError as exc:
         print(f"grounding-router: invalid configuration: {exc}", file=sys.stderr)
         return ExitCode.CONFIGURATION_ERROR

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from router.credential_pools import CredentialSet, check_pools, pool_secrets
 from router.grounding.report import GroundingPolicy
 from router.types import MAX_TIMEOUT_S, Vendor
 
-__all__ = ["ENV_PREFIX", "RouterSettings"]
+__all__ = ["ENV_PREFIX", "RouterSettings", "settings_problems"]
 
 ENV_PREFIX = "GROUNDING_ROUTER_"
 
@@ -206,3 +206,18 @@ class RouterSettings(BaseSettings):
             if secret is not None and secret.get_secret_value():
                 named[field.upper()] = secret.get_secret_value()
         return named | pool_secrets(self.credential_pools)
+
+
+def settings_problems(error: ValidationError) -> str:
+    """What is wrong with the settings, one problem a line, each naming its environment
+    variable: ``GROUNDING_ROUTER_TIMEOUT_S: Input should be a valid number``. No value is
+    quoted (``hide_input_in_errors``): a rejected one may be a key."""
+    lines = []
+    for problem in error.errors():
+        field = str(problem["loc"][0]) if problem["loc"] else ""
+        where = f"{ENV_PREFIX}{field.upper()}" if field in RouterSettings.model_fields else field
+        message = problem["msg"].removeprefix("Value error, ")
+        lines.append(f"{where}: {message}" if where else message)
+    if len(lines) == 1:
+        return lines[0]
+    return f"{len(lines)} problems" + "".join(f"\n  {line}" for line in lines)

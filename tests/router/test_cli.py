@@ -172,3 +172,23 @@ def test_documented_examples_are_found() -> None:
 def test_documented_example_parses(example: str) -> None:
     """Every command line the README or a --help shows is accepted by the parser as written."""
     build_parser().parse_args(shlex.split(example)[1:])
+
+
+def test_bad_settings_name_each_variable_and_quote_no_value(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every bad setting is one stderr line naming its environment variable; no value is
+    quoted back (a rejected value may be a key), and the exit code is the configuration one."""
+    monkeypatch.setenv("GROUNDING_ROUTER_TIMEOUT_S", "abc")
+    monkeypatch.setenv(
+        "GROUNDING_ROUTER_CREDENTIAL_POOLS",
+        '{"openai": [{"anthropic_api_key": "sk-ant-QuotedBackNever7x"}]}',
+    )
+    assert main(["providers"]) == 5
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert lines[0] == "grounding-router: invalid configuration: 2 problems"
+    assert lines[1].startswith("  GROUNDING_ROUTER_CREDENTIAL_POOLS: credential_pools['openai'][0]")
+    assert lines[2].startswith("  GROUNDING_ROUTER_TIMEOUT_S: Input should be a valid number")
+    assert "abc" not in err
+    assert "QuotedBackNever" not in err
