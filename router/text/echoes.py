@@ -23,6 +23,7 @@ from typing import Any
 
 from router.text.redaction import (
     REDACTED,
+    may_hold_strong_secret,
     redact_text,
     strong_secret_spans,
     strong_secrets_registered,
@@ -115,7 +116,22 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
 
 
 def _holds_a_secret(response: LLMResponse) -> bool:
-    """One scan over every text of the response (no secret's spelling holds a NUL)."""
+    """One scan over every text of the response (no secret's spelling holds a NUL).
+
+    A quick scan of the response's values first tells almost every response that holds none.
+    """
+    quick = (
+        response.content,
+        response.model_version,
+        response.search_entry_point,
+        response.web_search_queries,
+        response.parsed,
+        response.metadata,
+        response.citations,
+        response.attributions,
+    )
+    if not may_hold_strong_secret(quick):
+        return False
     texts = [
         response.content,
         response.model_version or "",
