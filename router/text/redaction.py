@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import logging
-import marshal
 import math
 import re
 import threading
@@ -259,23 +258,20 @@ def strong_secret_spans(text: str) -> list[tuple[int, int]]:
     return _match_spans(matcher, text)
 
 
-def may_hold_strong_secret(value: Any) -> bool:
-    """False when no string inside ``value`` (at any depth, keys too) holds a strong secret.
+def may_hold_strong_secret(texts: bytes | None) -> bool:
+    """False when none of the strings ``texts`` holds (:func:`router.text.written.written`)
+    holds a strong secret; True also when ``texts`` is None (a value marshal cannot write).
 
-    One scan of ``marshal.dumps(value)``, which writes every string as its UTF-8 bytes in C: a
-    response's few hundred strings cost a few microseconds this way, several times less than
-    walking them in Python. True may be wrong (a needle's bytes across a string's end and the
-    next length field; a value marshal cannot write, such as a subclass of ``dict``): a caller
-    that gets True looks again, string by string (:mod:`router.text.echoes`).
+    One scan of the bytes with every needle as UTF-8. True may be wrong (a needle's bytes
+    across a string's end and the next length field): the caller then looks again, string by
+    string (:mod:`router.text.echoes`).
     """
     matcher = _registry.byte_matcher
     if matcher is None:
         return False
-    try:
-        written = marshal.dumps(value)
-    except ValueError:  # a type marshal has no format for, or nesting deeper than it goes
+    if texts is None:
         return True
-    return bool(matcher.find_matches_as_indexes(written))
+    return bool(matcher.find_matches_as_indexes(texts))
 
 
 def secret_prefix_tail(text: str) -> int:
