@@ -227,23 +227,26 @@ def assemble_response(
     )
     if request.metadata:
         metadata["request_metadata"] = request.metadata
-    response = LLMResponse.model_construct(
-        request_id=request.request_id,
-        vendor=request.vendor,
-        model=request.model,
-        model_version=result.model_version or None,
-        content=result.content,
-        parsed=result.parsed,
-        grounded_effective=result.grounded_effective,
-        tool_call_count=result.tool_call_count,
-        web_search_queries=list(result.web_search_queries),
-        citations=list(result.citations),  # a list of its own; the dicts are those of metadata
-        attributions=[each.copy() for each in result.attributions],
-        search_entry_point=result.search_entry_point or None,
-        usage=result.usage.model_copy(update={"cost": cost}),
-        latency_ms=latency_ms,
-        attempts=attempts,
-        metadata=metadata,
+    response = LLMResponse.assembled(
+        {
+            "request_id": request.request_id,
+            "vendor": request.vendor,
+            "model": request.model,
+            "model_version": result.model_version or None,
+            "content": result.content,
+            "parsed": result.parsed,
+            "grounded_effective": result.grounded_effective,
+            "tool_call_count": result.tool_call_count,
+            "web_search_queries": list(result.web_search_queries),
+            # A list of its own; the dicts are those of metadata.
+            "citations": list(result.citations),
+            "attributions": [each.copy() for each in result.attributions],
+            "search_entry_point": result.search_entry_point or None,
+            "usage": result.usage.model_copy(update={"cost": cost}),
+            "latency_ms": latency_ms,
+            "attempts": attempts,
+            "metadata": metadata,
+        }
     )
     return redacted_response(response, texts)
 
