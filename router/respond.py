@@ -40,7 +40,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,8 +56,14 @@ from router.pricing import Metered, PriceBook, parse_price_file
 from router.pricing.table import VendorPrices
 from router.settings import RouterSettings
 from router.text.echoes import redacted_response
-from router.text.lone_surrogates import scrub, scrub_citations, scrub_value
+from router.text.lone_surrogates import (
+    may_hold_lone_surrogate,
+    scrub,
+    scrub_citations,
+    scrub_value,
+)
 from router.text.nesting import nesting_depth
+from router.text.written import written
 from router.types import Cost, LLMRequest, LLMResponse, Vendor
 from router.validation import Validator, run_validators
 
@@ -208,41 +214,78 @@ def assemble_response(
 ) -> LLMResponse:
     """The response of ``request`` from the adapter's result (lone surrogates scrubbed, and no
     strong secret left in it: :mod:`router.text.echoes`)."""
-    citations = scrub_citations(result.citations)
-    metadata: dict[str, Any] = scrub_value(dict(result.metadata))
+    texts = written(_texts_of(request, result))
+    if may_hold_lone_surrogate(texts):
+        result, texts = _scrubbed(result), None
+    metadata: dict[str, Any] = dict(result.metadata)
     metadata.update(
-        citations=citations,
+        citations=result.citations,
         grounded_effective=result.grounded_effective,
         two_step=bool(result.metadata.get("two_step", False)),
         tool_call_count=result.tool_call_count,
-        warnings=[scrub(warning) for warning in result.warnings],
+        warnings=list(result.warnings),
     )
     if request.metadata:
         metadata["request_metadata"] = request.metadata
-    response = LLMResponse.model_construct(
-        request_id=request.request_id,
-        vendor=request.vendor,
-        model=request.model,
-        model_version=scrub(result.model_version) if result.model_version else None,
+    response = LLMResponse.assembled(
+        {
+            "request_id": request.request_id,
+            "vendor": request.vendor,
+            "model": request.model,
+            "model_version": result.model_version or None,
+            "content": result.content,
+            "parsed": result.parsed,
+            "grounded_effective": result.grounded_effective,
+            "tool_call_count": result.tool_call_count,
+            "web_search_queries": list(result.web_search_queries),
+            # A list of its own; the dicts are those of metadata.
+            "citations": list(result.citations),
+            "attributions": [each.copy() for each in result.attributions],
+            "search_entry_point": result.search_entry_point or None,
+            "usage": result.usage.model_copy(update={"cost": cost}),
+            "latency_ms": latency_ms,
+            "attempts": attempts,
+            "metadata": metadata,
+        }
+    )
+    return redacted_response(response, texts)
+
+
+def _texts_of(request: LLMRequest, result: AdapterResult) -> tuple[Any, ...]:
+    """Every value that text of the response is taken from."""
+    return (
+        request.metadata,
+        result.content,
+        result.parsed,
+        result.metadata,
+        result.citations,
+        result.attributions,
+        result.web_search_queries,
+        result.model_version,
+        result.search_entry_point,
+        result.warnings,
+    )
+
+
+def _scrubbed(result: AdapterResult) -> AdapterResult:
+    """A copy of ``result`` with its lone surrogates replaced (copies only of what holds text)."""
+    return replace(
+        result,
         content=scrub(result.content),
         parsed=scrub_value(result.parsed),
-        grounded_effective=result.grounded_effective,
-        tool_call_count=result.tool_call_count,
-        web_search_queries=[scrub(query) for query in result.web_search_queries],
-        citations=list(citations),  # a list of its own; the dicts are those of metadata
+        metadata=scrub_value(dict(result.metadata)),
+        citations=scrub_citations(result.citations),
         attributions=[
             {**each, "text": scrub(each["text"]), "cited_text": _scrub_optional(each["cited_text"])}
             for each in result.attributions
         ],
+        web_search_queries=[scrub(query) for query in result.web_search_queries],
+        model_version=scrub(result.model_version) if result.model_version else None,
         search_entry_point=(
             scrub(result.search_entry_point) if result.search_entry_point else None
         ),
-        usage=result.usage.model_copy(update={"cost": cost}),
-        latency_ms=latency_ms,
-        attempts=attempts,
-        metadata=metadata,
+        warnings=[scrub(warning) for warning in result.warnings],
     )
-    return redacted_response(response)
 
 
 def _scrub_optional(text: str | None) -> str | None:

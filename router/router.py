@@ -577,8 +577,9 @@ class Router:
                         raise limited from error
 
             (result, limits), attempts = self._retry.call(attempt)
-            with limits_scope(self._limits(request)):  # resolution gets a deadline of its own
-                self._responder.resolve(result)
+            if self.settings.resolve_redirects:  # resolution gets a deadline of its own
+                with limits_scope(self._limits(request)):
+                    self._responder.resolve(result)
             return self._respond(
                 request,
                 row,
@@ -612,8 +613,9 @@ class Router:
                 return result, limits
 
             (result, limits), attempts = await self._retry.acall(attempt)
-            with limits_scope(self._limits(request)):
-                await self._responder.aresolve(result)
+            if self.settings.resolve_redirects:
+                with limits_scope(self._limits(request)):
+                    await self._responder.aresolve(result)
             return self._respond(
                 request,
                 row,

@@ -23,10 +23,12 @@ from typing import Any
 
 from router.text.redaction import (
     REDACTED,
+    may_hold_strong_secret,
     redact_text,
     strong_secret_spans,
     strong_secrets_registered,
 )
+from router.text.written import written
 from router.types import Citation, LLMResponse
 
 __all__ = ["Offsets", "redact_content", "redact_strings", "redacted_response"]
@@ -114,9 +116,28 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(item, depth + 1)
 
 
-def _holds_a_secret(response: LLMResponse) -> bool:
-    """One scan over every text of the response (no secret's spelling holds a NUL)."""
-    texts = [
+def _holds_a_secret(response: LLMResponse, texts: bytes | None) -> bool:
+    """One scan over every text of the response (no secret's spelling holds a NUL).
+
+    A quick scan of the response's strings as marshal wrote them (``texts``; written here when
+    None) first tells almost every response that holds none.
+    """
+    if texts is None:
+        texts = written(
+            (
+                response.content,
+                response.model_version,
+                response.search_entry_point,
+                response.web_search_queries,
+                response.parsed,
+                response.metadata,
+                response.citations,
+                response.attributions,
+            )
+        )
+    if not may_hold_strong_secret(texts):
+        return False
+    strings = [
         response.content,
         response.model_version or "",
         response.search_entry_point or "",
@@ -126,12 +147,16 @@ def _holds_a_secret(response: LLMResponse) -> bool:
         *(() if "citations" in response.metadata else _strings(list(response.citations))),
         *_strings(list(response.attributions)),
     ]
-    return bool(strong_secret_spans("\0".join(texts)))
+    return bool(strong_secret_spans("\0".join(strings)))
 
 
-def redacted_response(response: LLMResponse) -> LLMResponse:
-    """``response`` with no strong secret left in any text it carries (itself when none is)."""
-    if not strong_secrets_registered() or not _holds_a_secret(response):
+def redacted_response(response: LLMResponse, texts: bytes | None = None) -> LLMResponse:
+    """``response`` with no strong secret left in any text it carries (itself when none is).
+
+    ``texts``: bytes of :func:`router.text.written.written` that hold every string of the
+    response (assembly has them already), so they need not be written again.
+    """
+    if not strong_secrets_registered() or not _holds_a_secret(response, texts):
         return response
     content, offsets = redact_content(response.content)
     citations = [redact_citation(citation, offsets) for citation in response.citations]

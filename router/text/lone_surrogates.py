@@ -12,9 +12,11 @@ from typing import Any
 
 from router.types import Citation
 
-__all__ = ["scrub", "scrub_citations", "scrub_value"]
+__all__ = ["may_hold_lone_surrogate", "scrub", "scrub_citations", "scrub_value"]
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# A surrogate as router.text.written writes it (UTF-8, ``surrogatepass``): ED A0..BF, one more.
+_WRITTEN_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
 # Deeper than any value the router lets into a response (``max_json_depth`` is at most 200,
 # caller metadata at most 32 levels), so every string of a response is reached.
 _MAX_DEPTH = 256
@@ -25,6 +27,14 @@ def scrub(text: str) -> str:
     if text.isascii() or not _LONE_SURROGATE.search(text):
         return text
     return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def may_hold_lone_surrogate(texts: bytes | None) -> bool:
+    """False when none of the strings ``texts`` holds (:func:`router.text.written.written`)
+    holds a lone surrogate; True also when ``texts`` is None (a value marshal cannot write)."""
+    if texts is None:
+        return True
+    return b"\xed" in texts and _WRITTEN_SURROGATE.search(texts) is not None
 
 
 def scrub_value(value: Any, depth: int = 0) -> Any:

@@ -60,3 +60,53 @@ def test_reply_with_lone_surrogates_gives_a_writable_response(emulator: Emulator
     for span in spans:
         assert response.content[span["start"] : span["end"]] == span["text"]
     assert json.loads(response.model_dump_json())["content"] == response.content
+
+
+def test_every_text_of_an_assembled_response_is_scrubbed() -> None:
+    """Wherever the adapter's result holds a lone surrogate (nested metadata, a dict key, the
+    JSON answer, a span, an attribution, a warning), the response holds U+FFFD instead, and a
+    result with none is assembled from the same texts."""
+    from adapters.base import AdapterResult
+    from router.respond import assemble_response
+    from router.types import LLMRequest
+
+    request = LLMRequest(
+        vendor="openai", model="gpt-4.1", messages=[{"role": "user", "content": "q"}]
+    )
+    citation = {
+        "provider": "openai",
+        "url": "https://example.com/",
+        "source_domain": "example.com",
+        "title": None,
+        "snippet": None,
+        "source_type": "web",
+        "rank": 1,
+        "raw": {},
+        "spans": [{"start": 0, "end": 2, "text": "a\udc00"}],
+        "cited": True,
+        "cited_text": None,
+        "location": None,
+    }
+    attribution = {"start": 0, "end": 2, "text": "a\ud800", "cited_text": None, "citations": [1]}
+    result = AdapterResult(
+        content="ab",
+        parsed={"k": ["x\ud800"]},
+        model_version="m\udfff",
+        citations=[citation],  # type: ignore[list-item]
+        attributions=[attribution],  # type: ignore[list-item]
+        warnings=["w\ud800"],
+        metadata={"deep": [{"\udbff": "y"}]},
+    )
+    response = assemble_response(request, result, attempts=1, latency_ms=0.0)
+    json.dumps(response.model_dump(), ensure_ascii=False).encode("utf-8")  # no surrogate left
+    assert response.metadata["deep"] == [{"\ufffd": "y"}]
+    assert response.citations[0]["spans"][0]["text"] == "a\ufffd"
+    assert response.attributions[0]["text"] == "a\ufffd"
+    assert response.parsed == {"k": ["x\ufffd"]}
+    assert response.model_version == "m\ufffd"
+    assert response.metadata["warnings"] == ["w\ufffd"]
+
+    clean = AdapterResult(content="ab", parsed={"k": ["x"]}, metadata={"deep": [{"z": "y"}]})
+    assembled = assemble_response(request, clean, attempts=1, latency_ms=0.0)
+    assert assembled.parsed == {"k": ["x"]}
+    assert assembled.metadata["deep"] == [{"z": "y"}]

@@ -169,3 +169,28 @@ def test_caller_mapping_whose_methods_raise_is_a_request_error() -> None:
     """A request given as a mapping that cannot be read is a RequestValidationError."""
     with pytest.raises(RequestValidationError, match="could not be read"):
         LLMRequest.model_validate(_Unreadable(VALID))
+
+
+def test_an_assembled_response_is_the_one_model_construct_makes() -> None:
+    """``LLMResponse.assembled`` gives what ``model_construct`` gives: the same fields in the same
+    order, the same fields set, the same dump; values naming other fields go to model_construct."""
+    from router.types import LLMResponse, Usage
+
+    values = {
+        name: getattr(
+            LLMResponse(vendor="openai", model="m", content="c", usage=Usage(input_tokens=3)), name
+        )
+        for name in LLMResponse.model_fields
+        if name not in ("schema_version", "grounding")
+    }
+    values["metadata"] = {"citations": [], "k": ["v"]}
+    fast, slow = LLMResponse.assembled(values), LLMResponse.model_construct(**values)
+    assert fast == slow
+    assert list(fast.__dict__) == list(slow.__dict__)
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.model_dump_json() == slow.model_dump_json()
+    assert repr(fast) == repr(slow)
+
+    partial = {"vendor": "openai", "model": "m", "content": "c"}
+    assert LLMResponse.assembled(partial).model_fields_set == {"vendor", "model", "content"}
+    assert LLMResponse.assembled(partial).usage == Usage()

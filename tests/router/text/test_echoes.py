@@ -52,3 +52,27 @@ def test_an_offset_inside_a_secret_moves_to_the_end_of_its_marker() -> None:
     assert offsets(1) == 1
     assert offsets(5) == 2 + len(REDACTED)
     assert redacted[offsets(len(text) - 2) :] == "cd"
+
+
+def test_a_key_in_any_spelling_or_value_of_the_metadata_is_found() -> None:
+    """The quick scan misses no string: nested, in a key, percent-encoded, beside lone surrogates,
+    or in a value it cannot write (a dict subclass), the key is cut all the same."""
+
+    class Row(dict[str, str]):
+        """A mapping type the quick scan has no format for."""
+
+    register_secret(SENTINEL_OPENAI_KEY)
+    encoded = "".join(f"%{byte:02X}" for byte in SENTINEL_OPENAI_KEY.encode())
+    plain = extract("openai", reply_body("openai", "Paris is the capital."))
+    for held in (
+        {"deep": [[{"x": ["y", f"see {SENTINEL_OPENAI_KEY}"]}]]},
+        {f"k{SENTINEL_OPENAI_KEY}": 1},
+        {"url": f"https://example.com/?key={encoded}"},
+        {"text": f"\ud800{SENTINEL_OPENAI_KEY}\udfff"},
+        {"row": Row(text=SENTINEL_OPENAI_KEY)},
+    ):
+        quoted = plain.model_copy(update={"metadata": {**plain.metadata, "extra": held}})
+        redacted = redacted_response(quoted)
+        assert redacted is not quoted, held
+        assert SENTINEL_OPENAI_KEY not in repr(redacted.metadata["extra"]), held
+        assert encoded not in repr(redacted.metadata["extra"]), held
