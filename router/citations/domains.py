@@ -96,7 +96,7 @@ def split_host(host: str) -> HostParts:
     if ascii_host and "xn--" not in host and host.islower():
         # The common case: every label is already what tldextract's lookup compares (it
         # lowercases each label and decodes punycode ones), so the walk needs no call per label.
-        index = _suffix_start(labels, _suffix_root())
+        index = _suffix_start(labels, _SUFFIX_ROOT or _suffix_root())
     else:
         found = _suffix_trie().suffix_index(labels, include_psl_private_domains=False)
         index = None if found is None else found[0][0]
@@ -155,10 +155,15 @@ def _suffix_trie() -> Any:
     return _extractor()._get_tld_extractor()
 
 
-@lru_cache(maxsize=1)
+_SUFFIX_ROOT: Any = None
+
+
 def _suffix_root() -> Any:
-    """The root of that lookup's trie of ICANN suffixes (private ones left out)."""
-    return _suffix_trie().tlds_excl_private_trie
+    """The root of that lookup's trie of ICANN suffixes (private ones left out), kept in a
+    module global once read: it is asked for on every new host."""
+    global _SUFFIX_ROOT  # noqa: PLW0603 - a one-time load, like the extractor's own cache
+    _SUFFIX_ROOT = _suffix_trie().tlds_excl_private_trie
+    return _SUFFIX_ROOT
 
 
 # Cached by host: hosts repeat across the citations of one reply and across replies, and the
