@@ -71,7 +71,7 @@ def _location_copy(location: Location) -> Location | None:
         index = location.get("chunk_index")
         if type(index) is int and index >= 0:
             # The Gemini chunk location, once per mark: both keys are kept as they are below.
-            return cast(Location, location.copy())
+            return location.copy()
     if type(location) is not dict and not isinstance(location, Mapping):
         return None
     kind = location.get("type")
