@@ -241,7 +241,7 @@ def _chunk_supports(
     cited: set[int] = set()
     marks: dict[int, list[Mark]] = {}
     for support in items(grounding.get("groundingSupports")):
-        support_dict = mapping(support)
+        support_dict = support if isinstance(support, dict) else {}
         span = segment_span(layout, support_dict.get("segment")) if layout is not None else None
         span_used = False
         raw_indices = support_dict.get("groundingChunkIndices")
@@ -259,16 +259,25 @@ def _chunk_supports(
             if span is not None:
                 # Each chunk's citation owns its span dicts: a support citing several chunks
                 # gives the second and later ones copies.
-                spans.setdefault(chunk_index, []).append(span if not span_used else span.copy())
+                chunk_spans = spans.get(chunk_index)
+                if chunk_spans is None:
+                    chunk_spans = spans[chunk_index] = []
+                    marks[chunk_index] = []
+                chunk_spans.append(span if not span_used else span.copy())
                 span_used = True
                 score = scores[position] if position < len(scores) else None
-                marks.setdefault(chunk_index, []).append(
-                    Mark(
-                        span["start"],
-                        span["end"],
-                        span["text"],
-                        location={"type": "grounding_chunk", "chunk_index": chunk_index},
-                        confidence=score if isinstance(score, int | float) else None,
+                # tuple.__new__ skips the NamedTuple's Python-level __new__ (once per mark).
+                marks[chunk_index].append(
+                    tuple.__new__(
+                        Mark,
+                        (
+                            span["start"],
+                            span["end"],
+                            span["text"],
+                            None,
+                            {"type": "grounding_chunk", "chunk_index": chunk_index},
+                            score if isinstance(score, int | float) else None,
+                        ),
                     )
                 )
     return spans, cited, marks

@@ -29,6 +29,9 @@ __all__ = ["TextLayout", "candidate_layout", "segment_span"]
 _log = get_logger(__name__)
 
 
+_NOT_ENCODED = b"\0not encoded"
+
+
 @dataclass(slots=True)
 class TextLayout:
     """The answer text of one candidate and where each text part sits in it."""
@@ -49,12 +52,13 @@ class TextLayout:
     def encoded(self, offset: int, scope_text: str) -> bytes | None:
         """The UTF-8 bytes of a scope, None when it is ASCII (computed once per scope)."""
         key = (offset, len(scope_text))
-        if key not in self._encoded:
+        found = self._encoded.get(key, _NOT_ENCODED)
+        if found is _NOT_ENCODED:
             # surrogatepass: a JSON body may carry lone surrogates; they must not raise here.
-            self._encoded[key] = (
+            found = self._encoded[key] = (
                 None if scope_text.isascii() else scope_text.encode("utf-8", "surrogatepass")
             )
-        return self._encoded[key]
+        return found
 
 
 def candidate_layout(candidate: object) -> TextLayout:
@@ -74,13 +78,6 @@ def candidate_layout(candidate: object) -> TextLayout:
     return TextLayout(content="".join(pieces), parts=parts)
 
 
-def _characters(encoded: bytes | None, scope_text: str, byte_offset: int) -> int:
-    """The character offset in ``scope_text`` of a UTF-8 byte offset (rounded down)."""
-    if encoded is None:  # ASCII: bytes and characters coincide
-        return min(byte_offset, len(scope_text))
-    return len(encoded[:byte_offset].decode("utf-8", "ignore"))
-
-
 def _nearest(haystack: str, needle: str, near: int) -> int | None:
     """The start of the occurrence of ``needle`` in ``haystack`` nearest to ``near``."""
     best: int | None = None
@@ -96,11 +93,14 @@ def _nearest(haystack: str, needle: str, near: int) -> int | None:
 
 def segment_span(layout: TextLayout, segment: object) -> Span | None:
     """The span of ``layout.content`` a grounding ``segment`` covers, or None."""
-    seg = mapping(segment)
+    seg = segment if type(segment) is dict else mapping(segment)
     if not seg:
         return None
     part_index = seg.get("partIndex")
-    scope = (0, layout.content) if part_index is None else layout.scope(index(part_index))
+    if part_index is None:  # nearly every segment: offsets into the whole answer
+        scope: tuple[int, str] | None = (0, layout.content)
+    else:
+        scope = layout.scope(index(part_index))
     raw_start = seg.get("startIndex") or 0
     # The common case, a plain non-negative int, read without a call (once per support).
     start_byte = raw_start if type(raw_start) is int and raw_start >= 0 else index(raw_start)
@@ -111,11 +111,17 @@ def segment_span(layout: TextLayout, segment: object) -> Span | None:
         return _skip("no_scope" if scope is None else "bad_start_index")
     offset, scope_text = scope
     encoded = layout.encoded(offset, scope_text)
+    # _characters, inlined: this runs once per support of every reply.
+    if encoded is None:  # ASCII: bytes and characters coincide
+        start = min(start_byte, len(scope_text))
+    else:
+        start = len(encoded[:start_byte].decode("utf-8", "ignore"))
     if end_byte is not None:
-        start = _characters(encoded, scope_text, start_byte)
-        end = _characters(encoded, scope_text, end_byte)
+        if encoded is None:
+            end = min(end_byte, len(scope_text))
+        else:
+            end = len(encoded[:end_byte].decode("utf-8", "ignore"))
     elif isinstance(claimed, str) and claimed:
-        start = _characters(encoded, scope_text, start_byte)
         end = start + len(claimed)
     else:
         return _skip("no_end_index")

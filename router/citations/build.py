@@ -67,6 +67,11 @@ def _location_copy(location: Location) -> Location | None:
     too (a provider's -1 or "3" says nothing usable), and text is cleaned like a title (text
     that cleans to nothing is left out, or None where the key allows it).
     """
+    if type(location) is dict and len(location) == 2 and location.get("type") == "grounding_chunk":
+        index = location.get("chunk_index")
+        if type(index) is int and index >= 0:
+            # The Gemini chunk location, once per mark: both keys are kept as they are below.
+            return location.copy()
     if type(location) is not dict and not isinstance(location, Mapping):
         return None
     kind = location.get("type")

@@ -89,19 +89,50 @@ def split_host(host: str) -> HostParts:
     """
     if ":" in host:  # IPv6
         return HostParts(host, "", None)
-    if _ODD_DOTS.search(host) is not None or host.endswith("."):
+    ascii_host = host.isascii()
+    if host.endswith(".") or (not ascii_host and _ODD_DOTS.search(host) is not None):
         return _split_by_extract_str(host)
     labels = host.split(".")
-    found = _suffix_trie().suffix_index(labels, include_psl_private_domains=False)
-    if found is None:  # an IPv4 address, a bare host or an unknown suffix
+    if ascii_host and "xn--" not in host and host.islower():
+        # The common case: every label is already what tldextract's lookup compares (it
+        # lowercases each label and decodes punycode ones), so the walk needs no call per label.
+        index = _suffix_start(labels, _SUFFIX_ROOT or _suffix_root())
+    else:
+        found = _suffix_trie().suffix_index(labels, include_psl_private_domains=False)
+        index = None if found is None else found[0][0]
+    if index is None:  # an IPv4 address, a bare host or an unknown suffix
         return HostParts(host, "", None)
-    index = found[0][0]
     suffix = ".".join(labels[index:])
     domain = labels[index - 1] if index > 0 else ""
     if not domain:  # the host is a public suffix itself ("co.uk")
         return HostParts(host, "", suffix)
     # tuple.__new__ skips the NamedTuple's Python-level __new__: once per new host.
     return tuple.__new__(HostParts, (f"{domain}.{suffix}", domain, suffix))
+
+
+def _suffix_start(labels: list[str], root: Any) -> int | None:
+    """The index of the first label of the public suffix, as tldextract's ``suffix_index``
+    gives it for labels that need no lowercasing or punycode decoding; None when none is known.
+
+    The same walk from the last label down the trie of ICANN suffixes: the deepest node that
+    ends a rule gives the suffix, and a wildcard rule (``*.ck``) takes one label more unless an
+    exception (``!www.ck``) names it.
+    """
+    matches = root.matches
+    position = count = len(labels)
+    suffix = count
+    while position:
+        label = labels[position - 1]
+        child = matches.get(label)
+        if child is None:
+            if "*" in matches:
+                return position if "!" + label in matches else position - 1
+            break
+        position -= 1
+        if child.end:
+            suffix = position
+        matches = child.matches
+    return None if suffix == count else suffix
 
 
 # Dots other than "." that tldextract reads as label separators; hosts with them (or a root
@@ -122,6 +153,17 @@ def _split_by_extract_str(host: str) -> HostParts:
 def _suffix_trie() -> Any:
     """tldextract's suffix lookup for the extractor above (its list read once)."""
     return _extractor()._get_tld_extractor()
+
+
+_SUFFIX_ROOT: Any = None
+
+
+def _suffix_root() -> Any:
+    """The root of that lookup's trie of ICANN suffixes (private ones left out), kept in a
+    module global once read: it is asked for on every new host."""
+    global _SUFFIX_ROOT  # noqa: PLW0603 - a one-time load, like the extractor's own cache
+    _SUFFIX_ROOT = _suffix_trie().tlds_excl_private_trie
+    return _SUFFIX_ROOT
 
 
 # Cached by host: hosts repeat across the citations of one reply and across replies, and the

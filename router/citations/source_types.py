@@ -231,14 +231,14 @@ def host_kinds(host: str) -> int:
     A host counts as in a table when it or one of its parent domains is (``edition.cnn.com``
     is ``cnn.com``); a documentation subdomain (``docs.pydantic.dev``) counts as a doc host.
     """
-    kinds = DOC_HOST if host.partition(".")[0] in _DOC_SUBDOMAINS else 0
-    name = host
-    while True:
+    first, dot, name = host.partition(".")
+    kinds = _TABLED_HOSTS.get(host, 0)
+    if first in _DOC_SUBDOMAINS:
+        kinds |= DOC_HOST
+    while dot:  # each parent domain, one partition per label
         kinds |= _TABLED_HOSTS.get(name, 0)
-        dot = name.find(".")
-        if dot < 0:
-            return kinds
-        name = name[dot + 1 :]
+        _, dot, name = name.partition(".")
+    return kinds
 
 
 def _extension(path: str) -> str:

@@ -41,6 +41,19 @@ def sanitize_text(
     """
     if not isinstance(text, str):
         return None
+    if (
+        type(text) is str
+        and text.isprintable()
+        and (limit is None or len(text) <= limit)
+        and text
+        and text[0] != " "
+        and text[-1] != " "
+        and "  " not in text
+    ):
+        # Already clean, the common case for titles: a printable text has no whitespace but
+        # " " (every other whitespace character is unprintable), so with no leading, trailing
+        # or doubled space, the cleaning below would give it back unchanged.
+        return text
     if limit is not None:
         # A page of text for a 200-character snippet: clean only a head of it when that leaves
         # more than `limit` characters (the cleaned head is a prefix of the cleaned text). A

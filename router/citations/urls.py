@@ -126,6 +126,7 @@ for _redirector in REDIRECTORS:
         if _host.endswith(".*"):
             table, _host = _WILDCARD_REDIRECTOR_NAMES, _host[:-2]
         table[_host] = (*table.get(_host, ()), _redirector)
+_WILDCARD_PREFIXES = tuple(f"{name}." for name in _WILDCARD_REDIRECTOR_NAMES)
 
 # RFC 3986 section 2: characters allowed raw in each component ('%' stays: escapes are
 # normalised separately). Letters, digits and "_.-~" are always safe for `quote`.
@@ -412,7 +413,14 @@ def redirectors_of_host(host: str, suffix: str | None) -> tuple[Redirector, ...]
     ``suffix`` is the host's public suffix (``host_parts(host).suffix``).
     """
     candidates = _EXACT_REDIRECTOR_HOSTS.get(host, ())
-    if not candidates and suffix and host.endswith(f".{suffix}"):
+    # A host whose name left of the suffix is a wildcard name starts with that name and a dot:
+    # most hosts fail that first, cheaper test.
+    if (
+        not candidates
+        and suffix
+        and host.startswith(_WILDCARD_PREFIXES)
+        and host.endswith(f".{suffix}")
+    ):
         candidates = _WILDCARD_REDIRECTOR_NAMES.get(host[: -len(suffix) - 1], ())
     return candidates
 

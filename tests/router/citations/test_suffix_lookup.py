@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from router.citations.domains import _split_by_extract_str, split_host
 from router.citations.hosts import host_of
@@ -77,4 +79,17 @@ def test_every_host_of_the_data_splits_as_extract_str_splits_it() -> None:
 def test_edge_hosts_split_as_extract_str_splits_them(host: str) -> None:
     """IPs, bare hosts, suffixes themselves, wildcard and exception rules, punycode, private
     suffixes, empty labels and other dots give what ``extract_str`` gives."""
+    assert split_host(host) == _split_by_extract_str(host)
+
+
+_LABELS = ["www", "news", "a", "b1", "co", "uk", "com", "jp", "kawasaki", "city", "ck", "bar"]
+_LABELS += ["github", "io", "xn--p1ai", "xn--80aswg", "de", "gov", "k12", "ak", "us", "1", "255"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_LABELS), min_size=1, max_size=5))
+def test_generated_hosts_split_as_extract_str_splits_them(labels: list[str]) -> None:
+    """Hosts built from labels that hit suffix rules, wildcards, exceptions, punycode and IPs:
+    the walk over plain lowercase labels and tldextract's own lookup agree with extract_str."""
+    host = ".".join(labels)
     assert split_host(host) == _split_by_extract_str(host)
