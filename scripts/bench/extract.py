@@ -29,14 +29,14 @@ all of them alike (steady in a pass of its own, see ``measure``):
 
 Each figure is the median of single timed calls in CPU time of this process
 (``process_time_ns``: other work on a shared machine does not land on it), less the cost of
-timing an empty call; per citation is cold over the citations extracted, printed per body and as a median. Targets, per
-vendor, cold: the median at most 0.5x the SDK's parse, and the median over the recorded corpus
-at most 2.5x json.loads (issue 41; it was 3x). The warm median over json.loads is
-stated as the bound of the second: a cold call cannot cost less than the same call warm.
-For Vertex that bound is above 2.5x (2.6-2.7x at load 12 on 2 cores): with every host already
-known, a chunk still costs a canonical parse of a 200-character redirect URL, the domain read
-from its title, the source type, the dedup key, the bounded copy of ``raw`` and the span and
-attribution of each support, against a body that json.loads reads in C.
+timing an empty call; per citation is cold over the citations extracted, printed per body and as
+a median. Targets, per vendor, cold: the median at most 0.5x the SDK's parse, and the median
+over the recorded corpus at most 2.5x json.loads (issue 41; it was 3x). The warm median over
+json.loads is stated as the bound of the second: a cold call cannot cost less than the same call
+warm. For Vertex that bound is above 2.5x (2.6-2.7x at load 12 on 2 cores): with every host
+already known, a chunk still costs a canonical parse of a 200-character redirect URL, the domain
+read from its title, the source type, the dedup key, the bounded copy of ``raw`` and the span
+and attribution of each support, against a body that json.loads reads in C.
 
     .venv/bin/python scripts/bench/extract.py [--samples N]
 """
