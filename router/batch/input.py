@@ -76,17 +76,16 @@ def parse_line(line: Line) -> BatchItem:
 
 
 def _parse(line: Line) -> BatchItem:
-    derived = _derived_id(line)
     if line.cut:
         problem = f"longer than {MAX_LINE_BYTES} bytes ({line.size} bytes)"
-        return _error_item(line.number, derived, problem)
+        return _error_item(line.number, _derived_id(line), problem)
     try:
         data = loads(_text(line))
     except UnreadableLineError as exc:
-        return _error_item(line.number, derived, str(exc))
-    request_id = _id_of(data, derived)
+        return _error_item(line.number, _derived_id(line), str(exc))
+    request_id = _id_of(data, line)
     if isinstance(data, dict) and _absent(data.get("request_id")):
-        data = {**data, "request_id": derived}  # the request carries the derived id too
+        data = {**data, "request_id": request_id}  # the request carries the derived id too
     if is_fanout_line(data):
         try:
             fanout = fanout_request(data)
@@ -121,13 +120,14 @@ def _absent(given: Any) -> bool:
     return given is None or (isinstance(given, str) and not given.strip())
 
 
-def _id_of(data: Any, derived: str) -> str:
-    """The line's request_id: its own when it gave a non-blank string, else the derived one.
+def _id_of(data: Any, line: Line) -> str:
+    """The line's request_id: its own when it gave a non-blank string, else the derived one
+    (hashed only then: most lines name their id).
 
     A given id of another type keeps the derived one here; validation then rejects the line.
     """
     given = data.get("request_id") if isinstance(data, dict) else None
-    return given if isinstance(given, str) and given.strip() else derived
+    return given if isinstance(given, str) and given.strip() else _derived_id(line)
 
 
 def _error_item(
@@ -152,7 +152,7 @@ def line_request_id(line: Line) -> str:
         data = loads(_text(line))
     except UnreadableLineError:
         return _derived_id(line)
-    return _id_of(data, _derived_id(line))
+    return _id_of(data, line)
 
 
 class UniqueIds:

@@ -9,14 +9,20 @@ concurrency, each way in a fresh process of its own:
 - default: the SDK exactly as its README shows it (default async client, typed response);
 - raw response / generic post: the fastest ways to drive the same SDK (its aiohttp transport,
   the untyped body, one client reused); the cheaper of them is "fastest raw SDK";
+- aroute() alone: the same requests through one router's ``aroute``, no batch engine: what
+  a one-process batch pays for routing, its ``bound`` line the least that batch could reach;
 - batch: ``run_batch`` in one process (citations, validation, the output file, stats);
 - batch --workers 2: worker processes, the parent writing the one output file.
 
 Each raw way's first reply is read with the vendor's reply mapper and must be a grounded, cited
 answer (``baselines.check_reply``), so no way is timed on an error path.
 
-It prints wall time, the ratios to the ideal (N x latency / concurrency), to the floor, to the
-default SDK and to the fastest raw SDK, and peak RSS per process. With several
+It prints wall time, CPU time (of the process and its workers; the emulator's is not counted)
+in all and per request ("CPU ms"), that CPU against the floor's ("x CPU"), the wall time's
+ratios to the ideal (N x latency / concurrency), to the floor, to the default SDK and to the
+fastest raw SDK, and peak RSS per process. The targets are on wall time; on a loaded machine
+wall time says more about the load than about the code, and the CPU per request is the
+figure to compare between runs (with the load printed beside it). With several
 ``--concurrency`` values the targets apply to the first; the others show the headroom. The
 defaults are the sizes of the targets: 10,000 requests at c=64, and c=256 for the headroom
 (every vendor: about 25 minutes on two cores). The quick ``make bench`` times 2,000 requests at
@@ -28,7 +34,10 @@ most 150 MB per process.
 ``--memory-sizes A,B`` (default 10,000 and 100,000, the sizes of the target; ``none`` skips
 it): peak RSS of one-process batches of A and B lines (openai, in fresh processes, at the last
 ``--concurrency``); target: the larger within 10% of the smaller, and each at most 150 MB.
-``--requests 0`` runs only this. The quick ``make bench`` measures 1,000 and 10,000 lines.
+``--requests 0`` runs only this. The quick ``make bench`` measures 1,000 and 10,000 lines, the
+same tenfold step: 10,000 and 100,000 lines are 110,000 routed requests, some four minutes of
+CPU at about 2 ms a request on a quiet machine (half an hour on a loaded 2-core one), where
+the quick run has about a minute; ``run_all.py --full`` measures the sizes of the target.
 
 An SDK way that fails (say, the default client's own timeouts at high concurrency on a loaded
 machine) is reported and left out; the floor or a batch run that fails ends the bench.
@@ -62,14 +71,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the emulator-process helper of the test suite
 
-from targets import load_line, state, target  # noqa: E402
+from targets import bound, load_line, state, target  # noqa: E402
 
 from adapters.registry import provider  # noqa: E402
 from support.emulator_process import EmulatorAddresses, emulator_process  # noqa: E402
 
 TIMEOUT_S = 60
 RAW_WAYS = ("floor", "default", "raw response", "generic post")
-ROUTED = {"batch": "batch", "workers": "batch --workers 2"}
+ROUTED = {"route": "aroute() alone, no batch", "batch": "batch", "workers": "batch --workers 2"}
 ENGINE_VARIANTS = ("workers", "ray")
 RETRY_EVERY = 50  # one request in this many gets a 429 once
 ONE_PROCESS, TWO_WORKERS, RSS_MB, FLAT = 1.25, 1.15, 150.0, 1.10
@@ -142,6 +151,23 @@ async def raw(way: str, source: Path, emulator: EmulatorAddresses, concurrency: 
     await callers.aclose()
 
 
+async def route_alone(source: Path, emulator: EmulatorAddresses, concurrency: int) -> None:
+    """Every request of ``source`` through one router's ``aroute``, ``concurrency`` at once: the
+    routing a batch does, without its engine (reading lines, rows, the file, statistics)."""
+    from router.router import UnifiedLLMAdapter
+    from router.types import LLMRequest
+
+    requests = [LLMRequest.model_validate_json(line) for line in source.read_text().splitlines()]
+    gate = asyncio.Semaphore(concurrency)
+    async with UnifiedLLMAdapter(settings_for(emulator, retry=True)) as router:
+
+        async def send(request: LLMRequest) -> None:
+            async with gate:
+                await router.aroute(request)
+
+        await asyncio.gather(*(send(request) for request in requests))
+
+
 def write_engine_input(path: Path, count: int) -> int:
     """Both vendors alternating, one request in RETRY_EVERY with a 429 once; the retries."""
     with path.open("w") as handle:
@@ -207,6 +233,8 @@ def run_variant(
     started, cpu = time.perf_counter(), cpu_s()
     if variant in RAW_WAYS:
         asyncio.run(raw(variant, source, emulator, concurrency))
+    elif variant == "route":
+        asyncio.run(route_alone(source, emulator, concurrency))
     else:
         workers = 2 if variant == "workers" else 1
         run_to_the_end(source, emulator, concurrency, engine=LocalEngine(workers=workers))
@@ -272,8 +300,9 @@ def run_child(
 class Run:
     """The figures of every way for one vendor at one concurrency: the medians over rounds."""
 
-    def __init__(self, vendor: str, concurrency: int, ideal_s: float) -> None:
-        self.vendor, self.concurrency, self.ideal_s = vendor, concurrency, ideal_s
+    def __init__(self, vendor: str, concurrency: int, requests: int, latency_ms: float) -> None:
+        self.vendor, self.concurrency, self.requests = vendor, concurrency, requests
+        self.ideal_s = requests * latency_ms / 1000 / concurrency
         self.samples: dict[str, list[dict[str, Any]]] = {}
 
     @property
@@ -292,17 +321,22 @@ class Run:
         sdk_ways = [way for way in self.figures if way in RAW_WAYS[1:]]
         return min(sdk_ways, key=self.wall) if sdk_ways else "floor"
 
+    def cpu_ms(self, way: str) -> float:
+        """CPU milliseconds per request of ``way`` (its process and its workers)."""
+        return 1000 * float(self.figures[way]["cpu_s"]) / self.requests
+
     def print_rows(self) -> None:
-        floor = self.wall("floor")
+        floor, floor_cpu = self.wall("floor"), self.cpu_ms("floor")
         default = self.wall("default") if "default" in self.samples else float("nan")
         fastest = self.fastest_raw()
         for way, figures in self.figures.items():
             name = ROUTED.get(way, way) + (" (fastest raw SDK)" if way == fastest else "")
             worker_mb = f"{figures['worker_rss_mb']:9.0f}" if way == "workers" else f"{'-':>9}"
-            wall = figures["wall_s"]
+            wall, cpu = figures["wall_s"], self.cpu_ms(way)
             print(
                 f"{self.vendor:10} {self.concurrency:4} {name:34} {wall:7.2f} "
-                f"{figures['cpu_s']:6.2f} {wall / self.ideal_s:7.2f} {wall / floor:7.2f} "
+                f"{figures['cpu_s']:6.2f} {cpu:7.3f} {cpu / floor_cpu:6.2f} "
+                f"{wall / self.ideal_s:7.2f} {wall / floor:7.2f} "
                 f"{wall / default:9.2f} {wall / self.wall(fastest):9.2f} "
                 f"{figures['rss_mb']:7.0f} {worker_mb}"
             )
@@ -311,6 +345,8 @@ class Run:
         floor = self.wall("floor")
         where = f"{self.vendor} {requests} req c={self.concurrency}"
         ok = target(f"batch: {where}, one process / floor", self.wall("batch") / floor, ONE_PROCESS)
+        # A one-process batch routes every request as aroute() does, plus its engine's work.
+        bound(f"batch: {where}, aroute() alone / floor", self.wall("route") / floor, ONE_PROCESS)
         ok &= target(
             f"batch: {where}, --workers 2 / floor", self.wall("workers") / floor, TWO_WORKERS
         )
@@ -342,8 +378,9 @@ def compare_ways(
     )
     print(load_line())
     print(
-        f"{'vendor':10} {'c':>4} {'way':34} {'wall s':>7} {'CPU s':>6} {'x ideal':>7} "
-        f"{'x floor':>7} {'x default':>9} {'x fastest':>9} {'RSS MB':>7} {'worker MB':>9}"
+        f"{'vendor':10} {'c':>4} {'way':34} {'wall s':>7} {'CPU s':>6} {'CPU ms':>7} "
+        f"{'x CPU':>6} {'x ideal':>7} {'x floor':>7} {'x default':>9} {'x fastest':>9} "
+        f"{'RSS MB':>7} {'worker MB':>9}"
     )
     ok = True
     with (
@@ -354,7 +391,7 @@ def compare_ways(
             source = Path(scratch) / f"{vendor}.jsonl"
             write_input(source, vendor, requests)
             for number, concurrency in enumerate(concurrencies):
-                run = Run(vendor, concurrency, requests * latency_ms / 1000 / concurrency)
+                run = Run(vendor, concurrency, requests, latency_ms)
                 ways = [*raw_ways(vendor), *ROUTED]
                 for turn in range(rounds):
                     for way in ways[turn % len(ways) :] + ways[: turn % len(ways)]:
