@@ -133,7 +133,7 @@ def _google(clients: GenAIClients[Any]) -> Callable[..., tuple[RawStream, Closer
     def build(request: LLMRequest, settings: RouterSettings) -> tuple[RawStream, Closer]:
         client = clients.async_client(settings)
         step = plan_steps(request)[0]
-        contents = build_contents(request, step)
+        contents: Any = build_contents(request, step)  # plain dicts, which the SDK takes
         # The client carries the settings' timeout; the adapter sets none per call unless the
         # request has its own, which the bench's request has not.
         config = build_config(request, step, None, streaming=True)
@@ -159,7 +159,7 @@ def _chat_text(chunk: Any) -> bool:
 
 
 def _anthropic_text(event: Any) -> bool:
-    return event.type == "content_block_delta" and event.delta.type == "text_delta"
+    return bool(event.type == "content_block_delta" and event.delta.type == "text_delta")
 
 
 def _google_text(chunk: Any) -> bool:

@@ -1,10 +1,11 @@
 """What astream() adds to the raw SDK's own stream iteration, and what reading a stream costs.
 
-Part 1, against the in-process emulator: for each vendor, the raw SDK stream of the request the
-adapter sends (same client settings, same parameters, the same aiohttp transport) and
-``Router.astream`` of the same request, alternated so machine noise hits both alike. Per run:
-the time to the first answer text (the raw stream's first text event or chunk; astream's first
-``TextDelta``) and the time to the end of the stream (astream's ``Completed``). The per-chunk
+Part 1, against the in-process emulator: for every registered vendor, the raw SDK stream of the
+request the adapter sends (``raw_streams.py``: same client settings, same parameters, the same
+aiohttp transport) and ``Router.astream`` of the same request, alternated so machine noise hits
+both alike. Per run: the time to the first answer text (the raw stream's first text event or
+chunk; astream's first ``TextDelta``), the client thread's CPU time to it, and the time to the
+end of the stream (astream's ``Completed``). The per-chunk
 overhead is the difference of the median totals (the stream's whole overhead, fixed costs such
 as building the call and assembling the response included) divided by the chunks of one stream.
 Part 1 runs twice: at 0 ms emulator latency, the client's overhead alone, and at a realistic
@@ -18,7 +19,7 @@ decoding JSON) against what the router does with the same chunks (the Vertex ada
 typed chunk back to its REST body; the reader feeds every chunk and maps the final body).
 Target: at most 1.5x the SDK's own parsing.
 
-    .venv/bin/python scripts/bench/stream.py [--runs N] [--latency-ms MS]
+    .venv/bin/python scripts/bench/stream.py [--runs N] [--latency-ms MS] [--repeats N]
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 from raw_streams import RawStream, is_text, raw_stream
 from targets import load_line, target
 
-from adapters.registry import PROVIDERS
+from adapters.registry import PROVIDERS, provider
 from adapters.vertex.body import reply_body
 from router.emulated import emulated_settings
 from router.emulator import Emulator
@@ -57,7 +58,7 @@ def _request(vendor: str) -> LLMRequest:
     return LLMRequest.model_validate(
         {
             "vendor": vendor,
-            "model": PROVIDERS[vendor].default_model,
+            "model": provider(vendor).default_model,
             "messages": [{"role": "user", "content": QUESTION}],
             "grounded": True,
         }
@@ -151,9 +152,9 @@ async def bench_streams(runs: int, latency_s: float) -> bool:
                 firsts[vendor] = ratio
     print(load_line())
     latency = f"{latency_s * 1000:g} ms"
-    for vendor, ratio in firsts.items():
+    for name, ratio in firsts.items():
         ok &= target(
-            f"stream: {vendor} astream first text / raw SDK, {latency} latency",
+            f"stream: {name} astream first text / raw SDK, {latency} latency",
             ratio,
             FIRST_EVENT_TARGET,
         )
