@@ -1,10 +1,11 @@
 """What astream() adds to the raw SDK's own stream iteration, and what reading a stream costs.
 
-Part 1, against the in-process emulator: for each vendor, the raw SDK stream of the request the
-adapter sends (same client settings, same parameters, the same aiohttp transport) and
-``Router.astream`` of the same request, alternated so machine noise hits both alike. Per run:
-the time to the first answer text (the raw stream's first text event or chunk; astream's first
-``TextDelta``) and the time to the end of the stream (astream's ``Completed``). The per-chunk
+Part 1, against the in-process emulator: for every registered vendor, the raw SDK stream of the
+request the adapter sends (``raw_streams.py``: same client settings, same parameters, the same
+aiohttp transport) and ``Router.astream`` of the same request, alternated so machine noise hits
+both alike. Per run: the time to the first answer text (the raw stream's first text event or
+chunk; astream's first ``TextDelta``), the client thread's CPU time to it, and the time to the
+end of the stream (astream's ``Completed``). The per-chunk
 overhead is the difference of the median totals (the stream's whole overhead, fixed costs such
 as building the call and assembling the response included) divided by the chunks of one stream.
 Part 1 runs twice: at 0 ms emulator latency, the client's overhead alone, and at a realistic
@@ -18,7 +19,7 @@ decoding JSON) against what the router does with the same chunks (the Vertex ada
 typed chunk back to its REST body; the reader feeds every chunk and maps the final body).
 Target: at most 1.5x the SDK's own parsing.
 
-    .venv/bin/python scripts/bench/stream.py [--runs N] [--latency-ms MS]
+    .venv/bin/python scripts/bench/stream.py [--runs N] [--latency-ms MS] [--repeats N]
 """
 
 from __future__ import annotations
@@ -28,21 +29,19 @@ import asyncio
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from raw_streams import RawStream, is_text, raw_stream
 from targets import load_line, target
 
-from adapters.openai.request import build_response_params
+from adapters.registry import PROVIDERS, provider
 from adapters.vertex.body import reply_body
-from adapters.vertex.clients import VertexClients, timeout_ms
-from adapters.vertex.request import build_config, build_contents, plan_steps
 from router.emulated import emulated_settings
 from router.emulator import Emulator
 from router.extraction import offline_request
 from router.router import UnifiedLLMAdapter
-from router.settings import RouterSettings
 from router.streaming.accumulator import open_stream_reader
 from router.streaming.events import Completed, TextDelta
 from router.types import LLMRequest
@@ -51,92 +50,60 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from support.recorded import load_events, recorded_files
 
 QUESTION = "What changed in the 2026 Champions League format and who won the final?"
-MODELS = {"openai": "gpt-5", "vertex": "gemini-2.5-flash"}
 FIRST_EVENT_TARGET = 1.10
 READING_TARGET = 1.5
-
-RawStream = Callable[[], AsyncIterator[Any]]
-Closer = Callable[[], Any]
 
 
 def _request(vendor: str) -> LLMRequest:
     return LLMRequest.model_validate(
         {
             "vendor": vendor,
-            "model": MODELS[vendor],
+            "model": provider(vendor).default_model,
             "messages": [{"role": "user", "content": QUESTION}],
             "grounded": True,
         }
     )
 
 
-def raw_stream(
-    vendor: str, request: LLMRequest, settings: RouterSettings
-) -> tuple[RawStream, Closer]:
-    """The SDK's own stream of the call the adapter makes, as a pipeline without it would."""
-    if vendor == "openai":
-        from openai import AsyncOpenAI, DefaultAioHttpClient
+class Mark:
+    """One stream's timings: wall ms to the first text and to the end, and the CPU ms this
+    thread spent until the first text (the emulator serves from its own thread, so this is
+    the client's work alone, which machine load does not stretch as it stretches wall time)."""
 
-        client = AsyncOpenAI(
-            api_key=settings.openai_api_key.get_secret_value(),  # type: ignore[union-attr]
-            base_url=settings.openai_base_url,
-            max_retries=0,
-            http_client=DefaultAioHttpClient(),
-        )
-        params = build_response_params(request)
+    def __init__(self) -> None:
+        self._wall = time.perf_counter()
+        self._cpu = time.thread_time()
+        self.first = self.first_cpu = 0.0
 
-        async def openai_events() -> AsyncIterator[Any]:
-            stream = await client.responses.create(
-                **params, stream=True, timeout=settings.timeout_s
-            )
-            async for event in stream:
-                yield event
+    def text(self) -> None:
+        if not self.first:
+            self.first = (time.perf_counter() - self._wall) * 1000
+            self.first_cpu = (time.thread_time() - self._cpu) * 1000
 
-        return openai_events, client.close
-    clients = VertexClients()
-    vertex = clients.async_client(settings)
-    step = plan_steps(request)[0]
-    contents = build_contents(request, step)
-    config = build_config(request, step, timeout_ms(settings.timeout_s), streaming=True)
-
-    async def vertex_chunks() -> AsyncIterator[Any]:
-        stream = await vertex.models.generate_content_stream(
-            model=request.model, contents=contents, config=config
-        )
-        async for chunk in stream:
-            yield chunk
-
-    return vertex_chunks, clients.aclose
+    def end(self, chunks: int) -> tuple[float, float, float, int]:
+        return self.first, (time.perf_counter() - self._wall) * 1000, self.first_cpu, chunks
 
 
-def _is_text(vendor: str, item: Any) -> bool:
-    if vendor == "openai":
-        return getattr(item, "type", None) == "response.output_text.delta"
-    candidates = item.candidates or []
-    parts = (candidates[0].content.parts or []) if candidates and candidates[0].content else []
-    return any(part.text and not part.thought for part in parts)
-
-
-async def time_raw(vendor: str, stream: RawStream) -> tuple[float, float, int]:
-    started = time.perf_counter()
-    first = 0.0
+async def time_raw(vendor: str, stream: RawStream) -> tuple[float, float, float, int]:
+    mark = Mark()
     chunks = 0
     async for item in stream():
         chunks += 1
-        if not first and _is_text(vendor, item):
-            first = time.perf_counter() - started
-    return first * 1000, (time.perf_counter() - started) * 1000, chunks
+        if is_text(vendor, item):
+            mark.text()
+    return mark.end(chunks)
 
 
-async def time_router(router: UnifiedLLMAdapter, request: LLMRequest) -> tuple[float, float]:
-    started = time.perf_counter()
-    first = 0.0
+async def time_router(
+    router: UnifiedLLMAdapter, request: LLMRequest
+) -> tuple[float, float, float, int]:
+    mark = Mark()
     async for event in router.astream(request):
-        if not first and isinstance(event, TextDelta):
-            first = time.perf_counter() - started
+        if isinstance(event, TextDelta):
+            mark.text()
         if isinstance(event, Completed):
             break
-    return first * 1000, (time.perf_counter() - started) * 1000
+    return mark.end(0)
 
 
 async def bench_streams(runs: int, latency_s: float) -> bool:
@@ -144,43 +111,50 @@ async def bench_streams(runs: int, latency_s: float) -> bool:
     firsts: dict[str, float] = {}
     print(f"astream against the emulator ({latency_s * 1000:.0f} ms latency), {runs} runs each")
     header = (
-        f"{'vendor':7} {'what':8} {'first text ms':>14} {'total ms':>9} {'chunks':>7} "
-        f"{'first ratio':>12} {'overhead ms':>12} {'per-chunk µs':>13}"
+        f"{'vendor':10} {'what':8} {'first text ms':>14} {'total ms':>9} {'chunks':>7} "
+        f"{'first ratio':>12} {'overhead ms':>12} {'per-chunk µs':>13} "
+        f"{'first CPU ms':>13} {'CPU ratio':>10}"
     )
     print(header)
     with Emulator(latency_s=latency_s, seed="bench") as emulator:
         settings = emulated_settings(emulator)
         async with UnifiedLLMAdapter(settings) as router:
-            for vendor in MODELS:
+            for vendor in PROVIDERS:
                 request = _request(vendor)
                 stream, close = raw_stream(vendor, request, settings)
                 for _ in range(3):  # warm both paths: connections, imports, caches
                     await time_raw(vendor, stream)
                     await time_router(router, request)
-                raw: list[tuple[float, float, int]] = []
-                routed: list[tuple[float, float]] = []
+                raw: list[tuple[float, float, float, int]] = []
+                routed: list[tuple[float, float, float, int]] = []
                 for _ in range(runs):
                     raw.append(await time_raw(vendor, stream))
                     routed.append(await time_router(router, request))
                 await close()
                 raw_first = statistics.median(r[0] for r in raw)
                 raw_total = statistics.median(r[1] for r in raw)
-                chunks = raw[0][2]
+                raw_cpu = statistics.median(r[2] for r in raw)
+                chunks = raw[0][3]
                 first = statistics.median(r[0] for r in routed)
                 total = statistics.median(r[1] for r in routed)
+                cpu = statistics.median(r[2] for r in routed)
                 ratio = first / raw_first
                 per_chunk = (total - raw_total) / chunks * 1000
-                print(f"{vendor:7} {'raw SDK':8} {raw_first:14.2f} {raw_total:9.2f} {chunks:7}")
                 print(
-                    f"{vendor:7} {'astream':8} {first:14.2f} {total:9.2f} {chunks:7} "
-                    f"{ratio:11.2f}x {total - raw_total:12.2f} {per_chunk:13.1f}"
+                    f"{vendor:10} {'raw SDK':8} {raw_first:14.2f} {raw_total:9.2f} {chunks:7} "
+                    f"{'':12} {'':12} {'':13} {raw_cpu:13.2f}"
+                )
+                print(
+                    f"{vendor:10} {'astream':8} {first:14.2f} {total:9.2f} {chunks:7} "
+                    f"{ratio:11.2f}x {total - raw_total:12.2f} {per_chunk:13.1f} "
+                    f"{cpu:13.2f} {cpu / raw_cpu:9.2f}x"
                 )
                 firsts[vendor] = ratio
     print(load_line())
     latency = f"{latency_s * 1000:g} ms"
-    for vendor, ratio in firsts.items():
+    for name, ratio in firsts.items():
         ok &= target(
-            f"stream: {vendor} astream first text / raw SDK, {latency} latency",
+            f"stream: {name} astream first text / raw SDK, {latency} latency",
             ratio,
             FIRST_EVENT_TARGET,
         )
