@@ -347,6 +347,11 @@ class Run:
         ok = target(f"batch: {where}, one process / floor", self.wall("batch") / floor, ONE_PROCESS)
         # A one-process batch routes every request as aroute() does, plus its engine's work.
         bound(f"batch: {where}, aroute() alone / floor", self.wall("route") / floor, ONE_PROCESS)
+        # The vendor's official SDK (which DESIGN.md makes the transport) with no router at all:
+        # what no router on that SDK can go below.
+        if (fastest := self.fastest_raw()) != "floor":
+            sdk = self.wall(fastest) / floor
+            bound(f"batch: {where}, fastest raw SDK alone / floor", sdk, ONE_PROCESS)
         ok &= target(
             f"batch: {where}, --workers 2 / floor", self.wall("workers") / floor, TWO_WORKERS
         )
