@@ -1,10 +1,35 @@
-"""A local Ray cluster of several raylets on this machine, for the engine's node tests."""
+"""Local Ray clusters for the engine's tests: one raylet of its own, or several on this machine."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+# Ray's memory monitor kills workers when the machine's memory runs short, counting every
+# process on it: on a shared test machine that is other suites' memory, not this cluster's.
+NO_OOM_KILLER = {"memory_monitor_refresh_ms": 0}
+LOCAL_CPUS = 3  # the sizing rule's reserve plus two routing actors
+
+
+@contextmanager
+def local_cluster(num_cpus: int = LOCAL_CPUS) -> Iterator[str]:
+    """A Ray cluster of its own (whatever else runs on this machine), this process its driver;
+    its address, for CLI runs that join it."""
+    import ray
+
+    context = ray.init(
+        address="local",
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+        _system_config=NO_OOM_KILLER,
+    )
+    try:
+        yield str(context.address_info["address"])
+    finally:
+        ray.shutdown()
 
 
 @contextmanager
@@ -22,8 +47,7 @@ def two_worker_cluster() -> Iterator[Any]:
         head_node_args={
             "num_cpus": 0,
             "include_dashboard": False,
-            # Ray's memory monitor counts every process of this shared test machine.
-            "_system_config": {"memory_monitor_refresh_ms": 0},
+            "_system_config": NO_OOM_KILLER,
         },
     )
     try:

@@ -21,29 +21,15 @@ from router.emulated import emulated_environment
 from router.emulator import Emulator
 from support.batch_lines import request_line, write_lines
 from support.batch_plan import read_rows
+from support.ray_cluster import local_cluster
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("ray")]
-
-CLUSTER_CPUS = 3  # the sizing rule's reserve plus two routing actors
 
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
-    import ray
-
-    ray.init(
-        address="local",
-        num_cpus=CLUSTER_CPUS,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-        # Ray's memory monitor counts every process of this shared test machine.
-        _system_config={"memory_monitor_refresh_ms": 0},
-    )
-    try:
+    with local_cluster():
         yield
-    finally:
-        ray.shutdown()
 
 
 @pytest.fixture

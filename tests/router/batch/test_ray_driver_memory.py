@@ -19,6 +19,7 @@ import pytest
 import support.peak_rss
 from support.emulated import cli_environment
 from support.emulator_process import EmulatorAddresses, emulator_process
+from support.ray_cluster import local_cluster
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600), pytest.mark.xdist_group("ray")]
 
@@ -26,26 +27,13 @@ SMALL_ROWS = 10_000
 LARGE_ROWS = 100_000
 RSS_BOUND = 1.3  # the driver's peak at LARGE_ROWS over its peak at SMALL_ROWS, at most
 CONCURRENCY = 64
-CLUSTER_CPUS = 3  # the sizing rule's reserve plus two routing actors
 
 
 @pytest.fixture(scope="module")
 def ray_address() -> Iterator[str]:
-    import ray
-
-    context = ray.init(
-        address="local",
-        num_cpus=CLUSTER_CPUS,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-        # Ray's memory monitor counts every process of this shared test machine.
-        _system_config={"memory_monitor_refresh_ms": 0},
-    )
-    try:
-        yield context.address_info["address"]
-    finally:
-        ray.shutdown()
+    """A local Ray cluster for this module; its address, for CLI runs that join it."""
+    with local_cluster() as address:
+        yield address
 
 
 @pytest.fixture(scope="module")

@@ -30,35 +30,18 @@ from router.settings import RouterSettings
 from support.batch_plan import Planned, check_rows, planned_calls, read_rows, write_plan
 from support.emulated import ANSWER_TIMEOUT_S, cli_environment
 from support.logs import capture_logs
+from support.ray_cluster import local_cluster
 
 # Ray starts processes for its cluster and every job: on a loaded machine a test may take minutes,
 # so the suite's two-minute guard is widened here; it still catches a hang.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("ray")]
 
 
-CLUSTER_CPUS = 3
-# Ray's memory monitor kills workers when the machine's memory runs short, counting every
-# process on it: on a shared test machine that is other suites' memory, not this cluster's.
-NO_OOM_KILLER = {"memory_monitor_refresh_ms": 0}
-
-
 @pytest.fixture(scope="module")
 def ray_address() -> Iterator[str]:
     """A local Ray cluster for this module; its address, for CLI runs that join it."""
-    import ray
-
-    context = ray.init(
-        address="local",  # a cluster of its own, whatever else runs on this machine
-        num_cpus=CLUSTER_CPUS,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-        _system_config=NO_OOM_KILLER,
-    )
-    try:
-        yield context.address_info["address"]
-    finally:
-        ray.shutdown()
+    with local_cluster() as address:
+        yield address
 
 
 def settings_for(emulator: Emulator) -> RouterSettings:
