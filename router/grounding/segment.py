@@ -67,6 +67,10 @@ _ASCII_WHITESPACE = str.maketrans(
         if character.isspace()
     }
 )
+# Whether there is any to replace is asked first: a substring search per character is a
+# fraction of the translation, which looks every character of the text up in the table (half
+# of verify on a non-ASCII reply), and of a regex character class (a charset test per character).
+_NON_ASCII_WHITESPACE = tuple(map(chr, _ASCII_WHITESPACE))
 _LEADING_MARKERS = re.compile(rf"(?:\s*(?:{_MARKER_TEXT}))+")
 # Inline code spans and bare URLs: text the segmenter must not look inside.
 _OPAQUE = re.compile(r"`(`*)[^`\n]*?`\1|https?://\S*[^\s.,;:!?)\]]")
@@ -241,7 +245,7 @@ def _sentences(text: str, language: str) -> tuple[list[tuple[int, int]], bool]:
 
     if not text.strip():
         return [], False
-    if not text.isascii():
+    if not text.isascii() and any(map(text.__contains__, _NON_ASCII_WHITESPACE)):
         text = text.translate(_ASCII_WHITESPACE)
     try:
         pieces = sentencex.segment(language, text)
