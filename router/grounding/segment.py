@@ -112,8 +112,14 @@ def _prose_claims(content: str, start: int, end: int, language: str, claims: Seg
             # sentence starts inside it, found by bisection.
             first = bisect_right(sentence_starts, block_start)
             last = bisect_left(sentence_starts, block_end, first)
-            if first == last:  # one piece, the whole block: most blocks
-                _trim(region, start, ((block_start, block_end),), claims)
+            if first == last:  # one piece, the whole block: most blocks (trimmed in line)
+                piece = region[block_start:block_end]
+                text = piece.strip()
+                if text:
+                    at = start + block_end - len(piece.lstrip())
+                    claims.starts.append(at)
+                    claims.ends.append(at + len(text))
+                    claims.texts.append(text)
                 continue
             cuts = [block_start, *sentence_starts[first:last], block_end]
             pieces = [(cut, to) for cut, to in pairwise(cuts) if not region[cut:to].isspace()]
