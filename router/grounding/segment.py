@@ -61,17 +61,14 @@ _CITATION_MARKER = re.compile(_MARKER_TEXT)
 # text with ASCII whitespace in its place has the same offsets: line and paragraph separators
 # become newlines, the others spaces.
 _LINE_BREAKS = "\x85\u2028\u2029"
-_ASCII_WHITESPACE = str.maketrans(
-    {
-        character: "\n" if character in _LINE_BREAKS else " "
-        for character in map(chr, range(0x80, 0x3001))
-        if character.isspace()
-    }
+# Each is replaced by str.replace, and only when the text holds it: a substring search per
+# character costs a fraction of str.translate, which looks every character of the text up in a
+# table (half of verify on a non-ASCII reply), and of a regex character class.
+_ASCII_WHITESPACE = tuple(
+    (character, "\n" if character in _LINE_BREAKS else " ")
+    for character in map(chr, range(0x80, 0x3001))
+    if character.isspace()
 )
-# Whether there is any to replace is asked first: a substring search per character is a
-# fraction of the translation, which looks every character of the text up in the table (half
-# of verify on a non-ASCII reply), and of a regex character class (a charset test per character).
-_NON_ASCII_WHITESPACE = tuple(map(chr, _ASCII_WHITESPACE))
 _LEADING_MARKERS = re.compile(rf"(?:\s*(?:{_MARKER_TEXT}))+")
 # Inline code spans and bare URLs: text the segmenter must not look inside.
 _OPAQUE = re.compile(r"`(`*)[^`\n]*?`\1|https?://\S*[^\s.,;:!?)\]]")
@@ -255,8 +252,10 @@ def _sentences(text: str, language: str) -> tuple[list[tuple[int, int]], bool]:
 
     if not text.strip():
         return [], False
-    if not text.isascii() and any(map(text.__contains__, _NON_ASCII_WHITESPACE)):
-        text = text.translate(_ASCII_WHITESPACE)
+    if not text.isascii():
+        for character, ascii_whitespace in _ASCII_WHITESPACE:
+            if character in text:
+                text = text.replace(character, ascii_whitespace)
     try:
         pieces = sentencex.segment(language, text)
         if pieces and "".join(pieces) == text:
