@@ -7,8 +7,11 @@ segmenter or the scorers.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from itertools import repeat
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -50,6 +53,37 @@ class Claim:
     verdict: Verdict
     attributions: list[int] = field(default_factory=list)
     support: float | None = None
+
+
+# The slot descriptors of Claim's fields, in order: setting a slot through its descriptor is what
+# the dataclass's __init__ does (object.__setattr__, past the frozen __setattr__), minus a
+# Python call per field.
+_CLAIM_SLOTS: tuple[Any, ...] = tuple(
+    getattr(Claim, name).__set__
+    for name in ("start", "end", "text", "verdict", "attributions", "support")
+)
+
+
+def claims_of(
+    starts: list[int],
+    ends: list[int],
+    texts: list[str],
+    *,
+    verdicts: Iterable[Verdict],
+    attributions: Iterable[list[int]],
+    supports: Iterable[float | None],
+) -> list[Claim]:
+    """Claims from their fields' columns: what ``Claim(*fields)`` makes of each row.
+
+    A report holds one claim per sentence, and a frozen dataclass's ``__init__`` sets each field
+    by a Python-level ``object.__setattr__``: the claims are made empty and each column is
+    set through its slot's descriptor in one C-level pass.
+    """
+    claims: list[Claim] = list(map(object.__new__, repeat(Claim, len(texts))))
+    columns = (starts, ends, texts, verdicts, attributions, supports)
+    for setter, column in zip(_CLAIM_SLOTS, columns, strict=True):
+        deque(map(setter, claims, column), maxlen=0)
+    return claims
 
 
 class Violation(BaseModel):

@@ -23,19 +23,20 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable
 from itertools import accumulate, chain, islice, pairwise
 from typing import NamedTuple
 
-__all__ = ["Segment", "segment_claims"]
+__all__ = ["Segments", "segment_claims"]
 
 
-class Segment(NamedTuple):
-    """A claim's character range ``[start, end)`` in the answer and its text."""
+class Segments(NamedTuple):
+    """The claims' character ranges ``[start, end)`` in the answer and their texts, as columns
+    (what the report's claims are built from, column by column)."""
 
-    start: int
-    end: int
-    text: str
+    starts: list[int]
+    ends: list[int]
+    texts: list[str]
 
 
 _FENCE = re.compile(
@@ -60,38 +61,38 @@ _CITATION_MARKER = re.compile(_MARKER_TEXT)
 # text with ASCII whitespace in its place has the same offsets: line and paragraph separators
 # become newlines, the others spaces.
 _LINE_BREAKS = "\x85\u2028\u2029"
-_ASCII_WHITESPACE = str.maketrans(
-    {
-        character: "\n" if character in _LINE_BREAKS else " "
-        for character in map(chr, range(0x80, 0x3001))
-        if character.isspace()
-    }
+# Each is replaced by str.replace, and only when the text holds it: a substring search per
+# character costs a fraction of str.translate, which looks every character of the text up in a
+# table (half of verify on a non-ASCII reply), and of a regex character class.
+_ASCII_WHITESPACE = tuple(
+    (character, "\n" if character in _LINE_BREAKS else " ")
+    for character in map(chr, range(0x80, 0x3001))
+    if character.isspace()
 )
 _LEADING_MARKERS = re.compile(rf"(?:\s*(?:{_MARKER_TEXT}))+")
 # Inline code spans and bare URLs: text the segmenter must not look inside.
 _OPAQUE = re.compile(r"`(`*)[^`\n]*?`\1|https?://\S*[^\s.,;:!?)\]]")
 
 
-def segment_claims(content: str, *, language: str = "en") -> list[Segment]:
+def segment_claims(content: str, *, language: str = "en") -> Segments:
     """The claims of ``content`` in order: sentences, list items, headings and code blocks."""
-    claims: list[Segment] = []
+    claims = Segments([], [], [])
     position = 0
     # A fence needs three backticks or tildes: without them the fence scan is skipped.
     fences = _FENCE.finditer(content) if "```" in content or "~~~" in content else ()
     for fence in fences:
-        claims.extend(_prose_claims(content, position, fence.start(), language))
-        fenced = _trimmed(content, fence.start(), fence.end())
-        if fenced is not None:
-            claims.append(fenced)
+        _prose_claims(content, position, fence.start(), language, claims)
+        _trim(content, 0, ((fence.start(), fence.end()),), claims)
         position = fence.end()
-    claims.extend(_prose_claims(content, position, len(content), language))
+    _prose_claims(content, position, len(content), language, claims)
     return claims
 
 
-def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator[Segment]:
-    """The claims of the prose between two code fences: one segmenter call for all its blocks."""
+def _prose_claims(content: str, start: int, end: int, language: str, claims: Segments) -> None:
+    """The claims of the prose between two code fences, appended to ``claims``: one segmenter
+    call for all its blocks."""
     region = content[start:end]
-    if not region.strip():
+    if not region or region.isspace():
         return
     markers: list[tuple[int, int]] = []
     masked = _mask_markers(region, markers) if "[" in region else region
@@ -108,12 +109,14 @@ def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator
             # sentence starts inside it, found by bisection.
             first = bisect_right(sentence_starts, block_start)
             last = bisect_left(sentence_starts, block_end, first)
-            if first == last:  # one piece, the whole block: most blocks
+            if first == last:  # one piece, the whole block: most blocks (trimmed in line)
                 piece = region[block_start:block_end]
                 text = piece.strip()
                 if text:
                     at = start + block_end - len(piece.lstrip())
-                    yield Segment(at, at + len(text), text)
+                    claims.starts.append(at)
+                    claims.ends.append(at + len(text))
+                    claims.texts.append(text)
                 continue
             cuts = [block_start, *sentence_starts[first:last], block_end]
             pieces = [(cut, to) for cut, to in pairwise(cuts) if not region[cut:to].isspace()]
@@ -121,12 +124,20 @@ def _prose_claims(content: str, start: int, end: int, language: str) -> Iterator
             pieces, cursor = _overlaps(region, block_start, block_end, sentences, cursor)
         if len(pieces) > 1:
             _move_cuts(region, block_end, pieces, markers)
-        for piece_start, piece_end in pieces:  # trimmed of whitespace; a blank piece is dropped
-            piece = region[piece_start:piece_end]
-            text = piece.strip()
-            if text:
-                at = start + piece_end - len(piece.lstrip())
-                yield Segment(at, at + len(text), text)
+        _trim(region, start, pieces, claims)
+
+
+def _trim(text: str, offset: int, pieces: Iterable[tuple[int, int]], claims: Segments) -> None:
+    """Each piece ``text[start:end]`` trimmed of surrounding whitespace, appended to ``claims``
+    at ``offset`` past its place in ``text``; a blank piece is dropped."""
+    for piece_start, piece_end in pieces:
+        piece = text[piece_start:piece_end]
+        stripped = piece.strip()
+        if stripped:
+            at = offset + piece_end - len(piece.lstrip())
+            claims.starts.append(at)
+            claims.ends.append(at + len(stripped))
+            claims.texts.append(stripped)
 
 
 def _overlaps(
@@ -242,7 +253,9 @@ def _sentences(text: str, language: str) -> tuple[list[tuple[int, int]], bool]:
     if not text.strip():
         return [], False
     if not text.isascii():
-        text = text.translate(_ASCII_WHITESPACE)
+        for character, ascii_whitespace in _ASCII_WHITESPACE:
+            if character in text:
+                text = text.replace(character, ascii_whitespace)
     try:
         pieces = sentencex.segment(language, text)
         if pieces and "".join(pieces) == text:
@@ -273,14 +286,3 @@ def _boundaries(text: str, language: str) -> list[tuple[int, int]]:
     if not ranges:
         return [(0, len(text))]
     return ranges
-
-
-def _trimmed(text: str, start: int, end: int) -> Segment | None:
-    """``text[start:end]`` without its surrounding whitespace; None when blank (a claim with no
-    text is dropped)."""
-    piece = text[start:end]
-    stripped = piece.strip()
-    if not stripped:
-        return None
-    first = end - len(piece.lstrip())
-    return Segment(first, first + len(stripped), stripped)

@@ -10,17 +10,19 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import repeat
 from urllib.parse import urlsplit
 
-from router.grounding.report import Claim, GroundingPolicy, GroundingReport, Verdict
+from router.grounding.report import GroundingPolicy, GroundingReport, Verdict, claims_of
 from router.grounding.rules import policy_violations
 from router.grounding.scorers import Scorer, lexical, provider_confidence
-from router.grounding.segment import Segment, segment_claims
+from router.grounding.segment import segment_claims
 from router.types import Attribution, Citation, LLMResponse
 
 __all__ = ["cited_sources", "response_attributions", "verify"]
 
 DEFAULT_SUPPORT_THRESHOLD = 0.5
+_VERDICTS: tuple[Verdict, ...] = ("supported", "unsupported", "uncited", "unknown")
 
 
 def verify(
@@ -37,22 +39,32 @@ def verify(
     """
     score = scorer if scorer is not None else lexical
     threshold = policy.support_threshold if policy is not None else DEFAULT_SUPPORT_THRESHOLD
-    content = response.content
     attributions = response_attributions(response)
-    segments = segment_claims(content)
-    cites = _citing(segments, [(a["start"], a["end"]) for a in attributions])
-    claims = [
-        _claim(segment, indices, attributions, score, threshold)
-        for segment, indices in zip(segments, cites, strict=True)
-    ]
-    counts: dict[Verdict, int] = {"supported": 0, "unsupported": 0, "uncited": 0, "unknown": 0}
-    for claim in claims:
-        counts[claim.verdict] += 1
+    starts, ends, texts = segment_claims(response.content)
+    if attributions:
+        cites = _citing(starts, ends, [(a["start"], a["end"]) for a in attributions])
+        verdicts, supports = _scored(texts, cites, attributions, score, threshold)
+        claims = claims_of(
+            starts, ends, texts, verdicts=verdicts, attributions=cites, supports=supports
+        )
+        counts = {verdict: verdicts.count(verdict) for verdict in _VERDICTS}
+        coverage = _coverage(texts, cites)
+    else:  # nothing cited: every claim uncited, none covered
+        claims = claims_of(
+            starts,
+            ends,
+            texts,
+            verdicts=repeat("uncited"),
+            attributions=([] for _ in texts),
+            supports=repeat(None),
+        )
+        counts = {"supported": 0, "unsupported": 0, "uncited": len(claims), "unknown": 0}
+        coverage = 0.0
     scorable = counts["supported"] + counts["unsupported"]
     sources = cited_sources(response.citations, attributions)
     report = _report(
         claims=claims,
-        coverage=_coverage(claims),
+        coverage=coverage,
         support_rate=counts["supported"] / scorable if scorable else None,
         supported=counts["supported"],
         unsupported=counts["unsupported"],
@@ -118,18 +130,18 @@ def cited_sources(
     return [citations[i] for i in sorted(indices)]
 
 
-def _citing(segments: Sequence[Segment], spans: Sequence[tuple[int, int]]) -> list[list[int]]:
+def _citing(
+    starts: list[int], ends: list[int], spans: Sequence[tuple[int, int]]
+) -> list[list[int]]:
     """For each claim, the indices of the attributions whose span falls on it, in order.
 
     Claims come in answer order, so their starts and ends both rise: the claims a span falls on
     are one run, found by bisection, and each span is visited once instead of once per claim.
     Claims out of that order (not known to occur) are paired span by span.
     """
-    starts = [segment.start for segment in segments]
-    ends = [segment.end for segment in segments]
     if starts != sorted(starts) or ends != sorted(ends):
-        return [_overlapping(segment, spans) for segment in segments]
-    cites: list[list[int]] = [[] for _ in segments]
+        return [_overlapping(start, end, spans) for start, end in zip(starts, ends, strict=True)]
+    cites: list[list[int]] = [[] for _ in starts]
     for index, (start, end) in enumerate(spans):
         if start < end:  # on every claim that starts before its end and ends after its start
             first, last = bisect_right(ends, start), bisect_left(starts, end)
@@ -140,9 +152,8 @@ def _citing(segments: Sequence[Segment], spans: Sequence[tuple[int, int]]) -> li
     return cites
 
 
-def _overlapping(segment: Segment, spans: Sequence[tuple[int, int]]) -> list[int]:
+def _overlapping(claim_start: int, claim_end: int, spans: Sequence[tuple[int, int]]) -> list[int]:
     """Indices of the attributions whose span falls on the claim (an empty span: at its place)."""
-    claim_start, claim_end = segment.start, segment.end
     return [
         index
         for index, (start, end) in enumerate(spans)
@@ -151,27 +162,38 @@ def _overlapping(segment: Segment, spans: Sequence[tuple[int, int]]) -> list[int
     ]
 
 
-def _claim(
-    segment: Segment,
-    indices: list[int],
+def _scored(
+    texts: list[str],
+    cites: list[list[int]],
     attributions: Sequence[Attribution],
     score: Scorer,
     threshold: float,
-) -> Claim:
-    if not indices:
-        return Claim(segment.start, segment.end, segment.text, "uncited")
-    scores = [
-        _bounded(score(segment.text, passage))
-        for passage in (_passage(attributions[i], score) for i in indices)
-        if passage is not None
-    ]
-    if not scores:
-        verdict: Verdict = "unknown"
-        support = None
-    else:
-        support = max(scores)
-        verdict = "supported" if support >= threshold else "unsupported"
-    return Claim(segment.start, segment.end, segment.text, verdict, indices, support)
+) -> tuple[list[Verdict], list[float | None]]:
+    """Each claim's verdict and best score against the passages of the attributions it cites."""
+    passages: dict[int, str | None] = {}  # each attribution's passage read once per reply
+    verdicts: list[Verdict] = []
+    supports: list[float | None] = []
+    for text, indices in zip(texts, cites, strict=True):
+        if not indices:
+            verdicts.append("uncited")
+            supports.append(None)
+            continue
+        scores = []
+        for index in indices:
+            if index in passages:
+                passage = passages[index]
+            else:
+                passage = passages[index] = _passage(attributions[index], score)
+            if passage is not None:
+                scores.append(_bounded(score(text, passage)))
+        if not scores:
+            verdicts.append("unknown")
+            supports.append(None)
+        else:
+            support = max(scores)
+            verdicts.append("supported" if support >= threshold else "unsupported")
+            supports.append(support)
+    return verdicts, supports
 
 
 def _passage(attribution: Attribution, score: Scorer) -> str | None:
@@ -189,14 +211,16 @@ def _bounded(value: float) -> float:
     return 0.0 if math.isnan(value) else min(1.0, max(0.0, value))
 
 
-def _coverage(claims: Sequence[Claim]) -> float:
-    """Share of the claims' non-blank characters that lie in cited claims."""
-    total = cited = 0
-    for claim in claims:
-        size = _non_blank(claim.text)
-        total += size
-        if claim.verdict != "uncited":
-            cited += size
+def _coverage(texts: list[str], cites: list[list[int]]) -> float:
+    """Share of the claims' non-blank characters that lie in cited claims.
+
+    A count of non-blank characters adds up over texts joined end to end: each share is
+    counted in one pass over the joined texts instead of one per claim.
+    """
+    total = _non_blank("".join(texts))
+    cited = _non_blank(
+        "".join([text for text, indices in zip(texts, cites, strict=True) if indices])
+    )
     return cited / total if total else 0.0
 
 

@@ -25,8 +25,9 @@ caches of router.citations) stay warm across calls too and are not cleared here 
 The table gives each reply's claims, both medians, verify's share of extract, the floor's share
 and claims verified per second. Target: on every recorded reply, verify adds at most 25% to
 extract alone. The floor is what verify could not drop as it is built, timed the same way: the
-segmenter's own call (``sentencex.segment`` on the answer) and one report ``Claim`` for each of
-the reply's claims; its largest share is printed as the bound of the target.
+segmenter's own call (``sentencex.segment`` on the answer) and the reply's report ``Claim``
+objects, built from their fields' columns as verify builds them; its largest share is printed as
+the bound of the target.
 
     .venv/bin/python scripts/bench/verify.py [--samples N]
 """
@@ -47,7 +48,7 @@ import sentencex  # noqa: E402
 from targets import bound, load_line, target  # noqa: E402
 
 from router import extract, verify  # noqa: E402
-from router.grounding import Claim  # noqa: E402
+from router.grounding.report import claims_of  # noqa: E402
 from router.grounding.scorers import content_words  # noqa: E402
 from support.recorded import files_for_vendor  # noqa: E402
 
@@ -82,6 +83,11 @@ def measure(vendor: str, path: Path, samples: int) -> Row:
     response = extract(vendor, text)
     claims = verify(response).claims  # the untimed pass: segmenter and stemmer loaded
     content = response.content
+    starts = [claim.start for claim in claims]
+    ends = [claim.end for claim in claims]
+    texts = [claim.text for claim in claims]
+    verdicts = [claim.verdict for claim in claims]
+    supports = [claim.support for claim in claims]
     extract_ns: list[int] = []
     verify_ns: list[int] = []
     floor_ns: list[int] = []
@@ -96,8 +102,14 @@ def measure(vendor: str, path: Path, samples: int) -> Row:
         started = process_time_ns()
         if content.strip():
             sentencex.segment("en", content)
-        for claim in claims:
-            Claim(claim.start, claim.end, claim.text, claim.verdict, claim.attributions)
+        claims_of(
+            starts,
+            ends,
+            texts,
+            verdicts=verdicts,
+            attributions=[claim.attributions for claim in claims],
+            supports=supports,
+        )
         floor_ns.append(process_time_ns() - started)
     return Row(
         vendor,
