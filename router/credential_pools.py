@@ -13,20 +13,16 @@ they are registered for redaction with the single keys, and never quoted in vali
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from router.types import Vendor
 
-if TYPE_CHECKING:
-    from router.settings import RouterSettings
-
 __all__ = [
     "CREDENTIAL_FIELDS",
     "CredentialSet",
     "check_pools",
-    "pool_entry_settings",
     "pool_secrets",
 ]
 
@@ -90,17 +86,6 @@ def check_pools(
                 if not text:
                     raise ValueError(f"{where}: {name!r} is empty")
     return {vendor: tuple(pool) for vendor, pool in pools.items()}
-
-
-def pool_entry_settings(settings: RouterSettings, index: int) -> RouterSettings:
-    """``settings`` with entry ``index % len(pool)`` of each vendor's pool applied: the
-    settings of batch worker (or actor) number ``index``; ``settings`` itself without pools."""
-    if not settings.credential_pools:
-        return settings
-    update: dict[str, Any] = {}
-    for pool in settings.credential_pools.values():
-        update |= pool[index % len(pool)].overrides()
-    return settings.model_copy(update=update)
 
 
 def pool_secrets(pools: Mapping[Vendor, Sequence[CredentialSet]]) -> dict[str, str]:

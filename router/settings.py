@@ -8,6 +8,7 @@ prefix. ``DEBUG_GROUNDING`` keeps its short name because forensic runs switch it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -16,7 +17,7 @@ from router.credential_pools import CredentialSet, check_pools, pool_secrets
 from router.grounding.report import GroundingPolicy
 from router.types import MAX_TIMEOUT_S, Vendor
 
-__all__ = ["ENV_PREFIX", "RouterSettings", "settings_problems"]
+__all__ = ["ENV_PREFIX", "RouterSettings", "pool_entry_settings", "settings_problems"]
 
 ENV_PREFIX = "GROUNDING_ROUTER_"
 
@@ -221,3 +222,14 @@ def settings_problems(error: ValidationError) -> str:
     if len(lines) == 1:
         return lines[0]
     return f"{len(lines)} problems" + "".join(f"\n  {line}" for line in lines)
+
+
+def pool_entry_settings(settings: RouterSettings, index: int) -> RouterSettings:
+    """``settings`` with entry ``index % len(pool)`` of each vendor's pool applied: the
+    settings of batch worker (or actor) number ``index``; ``settings`` itself without pools."""
+    if not settings.credential_pools:
+        return settings
+    update: dict[str, Any] = {}
+    for pool in settings.credential_pools.values():
+        update |= pool[index % len(pool)].overrides()
+    return settings.model_copy(update=update)

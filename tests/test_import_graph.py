@@ -167,6 +167,7 @@ BELOW_THE_ADAPTERS = (
     "router.schema",
     "router.errors",
     "router.settings",
+    "router.credential_pools",  # the pools of keys and projects the settings hold
     "router.logging",
     "router.call_limits",
     "router.retry",

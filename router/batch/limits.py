@@ -26,7 +26,8 @@ from multiprocessing.context import BaseContext
 from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from router.call_limits import current_limits
-from router.credential_pools import CREDENTIAL_FIELDS, pool_entry_settings
+from router.credential_pools import CREDENTIAL_FIELDS
+from router.settings import pool_entry_settings
 from router.types import Vendor
 
 if TYPE_CHECKING:

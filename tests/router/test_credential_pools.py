@@ -9,11 +9,10 @@ import json
 import pytest
 from pydantic import SecretStr
 
-from router.credential_pools import pool_entry_settings
 from router.errors import ProviderRequestError
 from router.logging import configure_logging, get_logger
 from router.router import UnifiedLLMAdapter
-from router.settings import RouterSettings
+from router.settings import RouterSettings, pool_entry_settings
 from router.text.redaction import redact_text
 
 # Strong secrets of no known key shape: only their registration can catch them.

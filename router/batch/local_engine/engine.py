@@ -21,9 +21,8 @@ from router.batch.limits import RateLimits, limited
 from router.batch.output import ResultWriter, check_output_path, existing_request_ids
 from router.batch.seen_ids import SeenIds
 from router.batch.stats import BatchStats, BatchSummary
-from router.credential_pools import pool_entry_settings
 from router.logging import get_logger
-from router.settings import RouterSettings
+from router.settings import RouterSettings, pool_entry_settings
 from router.tracing import Tracing, inject_context
 
 if TYPE_CHECKING:

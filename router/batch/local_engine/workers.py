@@ -31,10 +31,9 @@ from router.batch.limits import SharedSchedule
 from router.batch.local_engine.lifecycle import WorkerStart, enter_worker
 from router.batch.output import ResultWriter, error_row
 from router.batch.stats import BatchStats, RowFacts, row_facts
-from router.credential_pools import pool_entry_settings
 from router.errors import RouterError
 from router.logging import get_logger
-from router.settings import RouterSettings
+from router.settings import RouterSettings, pool_entry_settings
 from router.tracing import Tracing, attached_context, force_flush
 
 __all__ = ["WorkerPool"]

@@ -43,10 +43,9 @@ from router.batch.ray_engine.blocks import (
 from router.batch.ray_engine.commits import BatchCommits, block_key
 from router.batch.ray_engine.layout import Layout
 from router.batch.stats import BatchStats, row_facts
-from router.credential_pools import pool_entry_settings
 from router.logging import get_logger
 from router.router import UnifiedLLMAdapter
-from router.settings import RouterSettings
+from router.settings import RouterSettings, pool_entry_settings
 from router.text.redaction import register_secret
 
 __all__ = ["RouteRows"]

@@ -13,10 +13,9 @@ import pytest
 from router import LLMRequest, UnifiedLLMAdapter
 from router.batch import LocalEngine, run_batch
 from router.batch.limits import RateLimits, SharedSchedule, credential_key, limited
-from router.credential_pools import pool_entry_settings
 from router.emulated import emulated_settings
 from router.emulator import Emulator
-from router.settings import RouterSettings
+from router.settings import RouterSettings, pool_entry_settings
 from support.emulated import ANSWER_TIMEOUT_S
 from support.logs import capture_logs
 

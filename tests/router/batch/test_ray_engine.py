@@ -23,10 +23,9 @@ from router.batch import RayEngine, run_batch
 from router.batch.limits import credential_key
 from router.batch.ray_engine.layout import plan_layout
 from router.batch.stats import BatchSummary
-from router.credential_pools import pool_entry_settings
 from router.emulated import emulated_settings
 from router.emulator import Emulator
-from router.settings import RouterSettings
+from router.settings import RouterSettings, pool_entry_settings
 from support.batch_plan import Planned, check_rows, planned_calls, read_rows, write_plan
 from support.emulated import ANSWER_TIMEOUT_S, cli_environment
 from support.logs import capture_logs
