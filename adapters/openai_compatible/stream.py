@@ -31,7 +31,13 @@ from router.citations import make_citation
 from router.citations.build import citation_key
 from router.types import LLMRequest, Span
 
-__all__ = ["ChatStreamReader", "add_span", "chunk_says_something", "is_chat_chunk"]
+__all__ = [
+    "ChatStreamReader",
+    "add_span",
+    "chunk_says_something",
+    "is_chat_chunk",
+    "usage_trailer",
+]
 
 
 def is_chat_chunk(value: Mapping[str, Any]) -> bool:
@@ -80,6 +86,18 @@ def chunk_says_something(chunk: Mapping[str, Any]) -> bool:
         ):
             return True
     return False
+
+
+def usage_trailer(envelope: dict[str, Any], chunk: Mapping[str, Any]) -> bool | None:
+    """A chat-completions reader's ``_trailer``: after the finish reason only the usage may come
+    (a chunk without choices), kept in ``envelope``; text or new sources are not read."""
+    if chunk_says_something(chunk):
+        return False
+    usage = chunk.get("usage")
+    if usage is None:
+        return None
+    envelope["usage"] = usage
+    return True
 
 
 class ChatStreamReader(StreamReaderBase):
@@ -137,14 +155,7 @@ class ChatStreamReader(StreamReaderBase):
             self._choice(choice)
 
     def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
-        """After the finish reason only the usage may come (a chunk without choices)."""
-        if chunk_says_something(chunk):
-            return False
-        usage = chunk.get("usage")
-        if usage is None:
-            return None
-        self._envelope["usage"] = usage
-        return True
+        return usage_trailer(self._envelope, chunk)
 
     def _choice(self, choice: Mapping[str, Any]) -> None:
         delta = choice.get("delta")

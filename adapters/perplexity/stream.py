@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.openai_compatible.stream import chunk_says_something, is_chat_chunk
+from adapters.openai_compatible.stream import is_chat_chunk, usage_trailer
 from adapters.perplexity.citations import _MARKER, read_perplexity_reply, sources_of
 from adapters.perplexity.reasoning import ThinkFilter
 from adapters.perplexity.reply import map_perplexity_reply
@@ -66,14 +66,7 @@ class PerplexityStreamReader(StreamReaderBase):
         return {**self._envelope, "object": "chat.completion", "choices": [choice]}
 
     def _trailer(self, chunk: Mapping[str, Any]) -> bool | None:
-        """After the finish reason only the usage may come; text or new sources are ignored."""
-        if chunk_says_something(chunk):
-            return False
-        usage = chunk.get("usage")
-        if usage is None:
-            return None
-        self._envelope["usage"] = usage
-        return True
+        return usage_trailer(self._envelope, chunk)
 
     def _read(self, chunk: Mapping[str, Any]) -> None:
         error = chunk.get("error")
