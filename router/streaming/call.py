@@ -48,6 +48,7 @@ from router.call_limits import (
     limits_for,
     limits_scope,
 )
+from router.citations.build import citation_key
 from router.errors import ProviderTransientError, RouterError
 from router.respond import Responder, aguarded, guarded, unexpected
 from router.retry import RetryPolicy
@@ -98,7 +99,7 @@ class _Delivered:
             event = event if text is event.text else TextDelta(text)
         elif isinstance(event, CitationDelta):
             (citation,) = scrub_citations([event.citation])
-            self.citations.add(str(citation["url"] or citation["source_domain"]))
+            self.citations.add(citation_key(citation))
             event = CitationDelta(citation)
         return self._counted(event if self.hold is None else self.hold.event(event))
 

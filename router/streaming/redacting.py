@@ -12,6 +12,7 @@ delivered text does). Built only while a strong secret is registered.
 
 from __future__ import annotations
 
+from router.citations.build import citation_key
 from router.streaming.events import CitationDelta, SearchStarted, StreamEvent, TextDelta
 from router.text.echoes import Offsets, redact_citation, redact_strings
 from router.text.redaction import REDACTED, secret_prefix_tail, strong_secret_spans
@@ -75,7 +76,7 @@ class SecretHold:
         if isinstance(event, CitationDelta):
             citation = event.citation
             spans: list[Span] = [s for s in citation["spans"] if s["end"] <= self._delivered_raw]
-            source = str(citation["url"] or citation["source_domain"])
+            source = citation_key(citation)
             if len(spans) < len(citation["spans"]):
                 self._waiting[source] = citation
             else:

@@ -63,3 +63,23 @@ def test_a_span_into_held_text_waits() -> None:
     event = hold.event(CitationDelta(cited))
     assert isinstance(event, CitationDelta)
     assert event.citation["spans"] == []
+
+
+def test_two_url_less_sources_of_one_domain_both_wait() -> None:
+    """Sources without a URL are told apart as the citations are (domain and title): two of one
+    domain whose spans reach into held text are both sent again, whole, once the text is."""
+    hold = SecretHold()
+    assert hold.text("Paris sk-SEN") == "Paris "
+    span: Span = {"start": 0, "end": 12, "text": "Paris sk-SEN"}
+    sources = [{**citation([span]), "url": None, "title": title} for title in ("Atlas", "Almanac")]
+    for source in sources:
+        assert hold.event(CitationDelta(source)) is not None
+    hold.flush()
+    resent = hold.flush_citations()
+    assert [event.citation["title"] for event in resent if isinstance(event, CitationDelta)] == [
+        "Atlas",
+        "Almanac",
+    ]
+    assert all(
+        isinstance(event, CitationDelta) and len(event.citation["spans"]) == 1 for event in resent
+    )
