@@ -38,6 +38,7 @@ failed stream never completes into an answer.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from adapters.base import AdapterResult, ReplyMapper
@@ -128,20 +129,7 @@ class StreamReaderBase:
                 f"{self.label} stream: ended before its last event after {self.chunks} chunks "
                 f"and {self.events.delivered} characters of text; the reply may be cut short"
             )
-        return AdapterResult(
-            content=result.content,
-            parsed=result.parsed,
-            model_version=result.model_version,
-            grounded_effective=result.grounded_effective,
-            tool_call_count=result.tool_call_count,
-            web_search_queries=result.web_search_queries,
-            citations=result.citations,
-            attributions=result.attributions,
-            search_entry_point=result.search_entry_point,
-            usage=result.usage,
-            warnings=warnings,
-            metadata=result.metadata,
-        )
+        return replace(result, warnings=warnings)
 
     # -- for subclasses --------------------------------------------------------------------
 
