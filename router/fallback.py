@@ -118,15 +118,16 @@ def _cost_of(error: RouterError) -> Cost | None:
 def with_earlier_cost(outcome: Ended, earlier: Cost | None) -> Ended:
     """``outcome`` of a call asked again (a response, or the error it ended in) with the cost of
     the answer it replaced added into its ``usage.cost``: that answer was paid for too."""
-    if earlier is None:
-        return outcome
-    if isinstance(outcome, LLMResponse):
-        usage = outcome.usage
-        outcome.usage = usage.model_copy(update={"cost": _added(earlier, usage.cost)})
-    else:
+    if earlier is not None:
         usage = outcome.usage if isinstance(outcome.usage, Usage) else Usage()
-        outcome.usage = usage.model_copy(update={"cost": _added(earlier, usage.cost)})
+        _set_cost(outcome, _added(earlier, usage.cost))
     return outcome
+
+
+def _set_cost(outcome: LLMResponse | RouterError, cost: Cost | None) -> None:
+    """``outcome``'s usage with ``cost`` as its cost (an error without usage gets one)."""
+    usage = outcome.usage if isinstance(outcome.usage, Usage) else Usage()
+    outcome.usage = usage.model_copy(update={"cost": cost})
 
 
 def _added(earlier: Cost, cost: Cost | None) -> Cost | None:
@@ -137,7 +138,6 @@ def _added(earlier: Cost, cost: Cost | None) -> Cost | None:
 class Attempts:
     """The record of one call's vendors: what each did, how long it took, what it cost."""
 
-    request: LLMRequest
     entries: list[dict[str, Any]] = field(default_factory=list)
     costs: list[Cost] = field(default_factory=list)
     _started: float = field(default_factory=time.perf_counter)
@@ -182,8 +182,7 @@ class Attempts:
         """
         error.fallback_attempts = self.entries
         if self.costs:
-            kept = error.usage if isinstance(error.usage, Usage) else Usage()
-            error.usage = kept.model_copy(update={"cost": total_cost(self.costs)})
+            _set_cost(error, total_cost(self.costs))
         return error
 
     def _add(

@@ -159,10 +159,7 @@ class Router:
 
     def adapter_for(self, vendor: Vendor) -> Adapter:
         """The vendor's adapter, imported and created on first use, then reused."""
-        adapter = self._adapters.get(vendor)
-        if adapter is not None:
-            return adapter
-        return self._new_adapter(provider(vendor))
+        return self._adapter(provider(vendor))
 
     def route(
         self, request: RequestInput, *, fallbacks: Sequence[Any] | None = None
@@ -177,7 +174,7 @@ class Router:
         checked = _with_fallbacks(as_request(request), fallbacks)
         if not checked.fallbacks:
             return self._route_vendor(checked, started)
-        attempts, failure = Attempts(checked), None
+        attempts, failure = Attempts(), None
         with self._fallback_span(checked):
             for index, attempt in enumerate(chain_of(checked, self.settings)):
                 attempts.start()
@@ -202,7 +199,7 @@ class Router:
         checked = _with_fallbacks(as_request(request), fallbacks)
         if not checked.fallbacks:
             return await self._aroute_vendor(checked, started)
-        attempts, failure = Attempts(checked), None
+        attempts, failure = Attempts(), None
         with self._fallback_span(checked):
             for index, attempt in enumerate(chain_of(checked, self.settings)):
                 attempts.start()
@@ -315,7 +312,7 @@ class Router:
         self, checked: LLMRequest, first: StreamParts, started: float
     ) -> Iterator[StreamEvent]:
         # The parent span is current only around each step, as in _stream_events.
-        attempts, failure = Attempts(checked), None
+        attempts, failure = Attempts(), None
         parent = self._fallback_span(checked)
         try:
             for index, attempt in enumerate(chain_of(checked, self.settings)):
@@ -351,7 +348,7 @@ class Router:
         self, checked: LLMRequest, first: StreamParts, started: float
     ) -> AsyncIterator[StreamEvent]:
         # As in _stream_chain.
-        attempts, failure = Attempts(checked), None
+        attempts, failure = Attempts(), None
         parent = self._fallback_span(checked)
         try:
             for index, attempt in enumerate(chain_of(checked, self.settings)):
