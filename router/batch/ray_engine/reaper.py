@@ -52,37 +52,33 @@ def _stat(pid: int) -> tuple[int, int] | None:
     return int(fields[1]), int(fields[19])
 
 
-def _parents() -> dict[int, int]:
-    parents: dict[int, int] = {}
+def _processes() -> dict[int, tuple[int, int]]:
+    """Every running process: its parent and start time, from one read of each stat file."""
+    processes: dict[int, tuple[int, int]] = {}
     for entry in _PROC.iterdir():
         if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None:
-            parents[int(entry.name)] = stat[0]
-    return parents
+            processes[int(entry.name)] = stat
+    return processes
 
 
 def children(pid: int) -> set[Identity]:
     """The running children of ``pid``."""
-    found: set[Identity] = set()
-    for child, parent in _parents().items():
-        if parent == pid and (stat := _stat(child)) is not None:
-            found.add((child, stat[1]))
-    return found
+    return {(child, started) for child, (parent, started) in _processes().items() if parent == pid}
 
 
 def descendants(roots: Iterable[Identity]) -> set[Identity]:
     """``roots`` that still run (same start time) and every running descendant of theirs."""
-    parents = _parents()
+    processes = _processes()
     kids: dict[int, list[int]] = {}
-    for child, parent in parents.items():
+    for child, (parent, _) in processes.items():
         kids.setdefault(parent, []).append(child)
     found: set[Identity] = set()
-    pending = [pid for pid, started in roots if _alive(pid, started)]
+    pending = [pid for pid, started in roots if processes.get(pid, (0, None))[1] == started]
     while pending:
         pid = pending.pop()
-        stat = _stat(pid)
-        if stat is None or (pid, stat[1]) in found:
+        if pid not in processes or (pid, processes[pid][1]) in found:
             continue
-        found.add((pid, stat[1]))
+        found.add((pid, processes[pid][1]))
         pending.extend(kids.get(pid, ()))
     return found
 
@@ -112,7 +108,7 @@ def _wait_gone(processes: set[Identity], seconds: float) -> set[Identity]:
 def reap(roots: Iterable[Identity]) -> None:
     """End ``roots`` and all their descendants: SIGTERM, then SIGKILL for what remains."""
     roots = set(roots)
-    targets = descendants(roots) | {p for p in roots if _alive(*p)}
+    targets = descendants(roots)  # the roots that still run among them
     _signal(targets, signal.SIGTERM)
     remaining = _wait_gone(targets, _TERM_GRACE_S)
     remaining |= descendants(remaining) - targets  # anything started meanwhile
